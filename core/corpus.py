@@ -1,0 +1,236 @@
+"""Corpus in: text or a word-count table, out: unique words with counts in first-appearance order.
+
+The order matters: the seeds' tie rule (`first`) scans words in the order they first appear.
+Counting is the only step whose cost grows with the corpus; it runs as one regex scan per chunk
+and, for large texts, on all cores (chunks cut at line breaks, merged in order).
+
+Not here: how words are split into symbols (trainer.py).
+Example: count_words("low low lower", "whitespace").as_pairs() == [("low", 2), ("lower", 1)]
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import os
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+import multiprocessing
+
+from .errors import CorpusError
+from .pipeline import check_names, normalize, pre_tokenize_words, split_lines
+
+# Texts above this size are counted in parallel; below it a second process costs more than it saves.
+PARALLEL_MIN_CHARS = 2_000_000
+_CHUNK_CHARS = 1_000_000
+
+
+@dataclass(frozen=True)
+class WordCounts:
+    """Unique words and their counts, in first-appearance order (plain text, not byte-mapped)."""
+    words: tuple[str, ...]
+    counts: tuple[int, ...]
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def as_pairs(self) -> list[tuple[str, int]]:
+        return list(zip(self.words, self.counts))
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    def digest(self) -> str:
+        h = hashlib.sha256()
+        for w, c in zip(self.words, self.counts):
+            h.update(w.encode("utf-8", "surrogatepass"))
+            h.update(b"\0%d\0" % c)
+        return h.hexdigest()
+
+    @classmethod
+    def from_pairs(cls, pairs) -> "WordCounts":
+        merged: dict[str, int] = {}
+        for w, c in pairs:
+            merged[w] = merged.get(w, 0) + c  # a repeated word is summed into its first row
+        return cls(tuple(merged), tuple(merged.values()))
+
+
+def _count_chunk(args) -> Counter:
+    text, pre_tokenizer, normalizer, keep_newlines = args
+    counter: Counter = Counter()
+    if normalizer != "none":
+        # normalizers work line by line (BERT's clean_text turns a break into a space)
+        lines = split_lines(text, keep_newlines)
+        sep = "" if keep_newlines else "\n"
+        text = sep.join(normalize(line, normalizer) for line in lines)
+    counter.update(pre_tokenize_words(text, pre_tokenizer, keep_newlines=keep_newlines))
+    return counter
+
+
+def _chunks(text: str, size: int) -> list[str]:
+    """Cut at line breaks (never inside a \\r\\n) into pieces of about `size` characters."""
+    out, start, n = [], 0, len(text)
+    while start < n:
+        end = min(start + size, n)
+        if end < n:
+            cut = max(text.rfind("\n", start, end), text.rfind("\r", start, end))
+            if cut <= start:
+                nl = [i for i in (text.find("\n", end), text.find("\r", end)) if i != -1]
+                cut = min(nl) if nl else n - 1
+            if text[cut] == "\r" and cut + 1 < n and text[cut + 1] == "\n":
+                cut += 1
+            end = cut + 1
+        out.append(text[start:end])
+        start = end
+    return out
+
+
+def count_words(text: str, pre_tokenizer: str = "whitespace", normalizer: str = "none", *,
+                keep_newlines: bool = False, workers: int | None = None, progress=None) -> WordCounts:
+    """Count the words of a text, read line by line as CLI.md says.
+
+    workers: processes to count with; None = all cores when the text is large.
+    progress: optional callable(done_fraction) called as chunks finish.
+    """
+    check_names(normalizer=normalizer, pre_tokenizer=pre_tokenizer)
+    chunks = _chunks(text, _CHUNK_CHARS)
+    jobs = [(c, pre_tokenizer, normalizer, keep_newlines) for c in chunks]
+    if workers is None:
+        workers = os.cpu_count() or 1 if len(text) >= PARALLEL_MIN_CHARS else 1
+    merged: Counter = Counter()
+    if workers > 1 and len(jobs) > 1 and pre_tokenizer != "jieba":
+        # spawn, not fork: the app's server is multi-threaded, and forking threads is unsafe
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            results = pool.map(_count_chunk, jobs)
+            for i, counter in enumerate(results):
+                _merge_in_order(merged, counter)
+                if progress:
+                    progress((i + 1) / len(jobs))
+    else:
+        for i, job in enumerate(jobs):
+            _merge_in_order(merged, _count_chunk(job))
+            if progress:
+                progress((i + 1) / len(jobs))
+    if not merged:
+        raise CorpusError("the corpus has no words: paste or upload some text")
+    return WordCounts(tuple(merged), tuple(merged.values()))
+
+
+def _merge_in_order(into: Counter, more: Counter) -> None:
+    # Counter keeps insertion order, so chunk i's new words land after those of chunks before it
+    if not into:
+        into.update(more)
+        return
+    for w, c in more.items():
+        into[w] += c
+
+
+# ---------------------------------------------------------------- reading input
+
+def decode_text(data: bytes, name: str = "input") -> str:
+    """UTF-8 text from bytes, or a CorpusError saying why not (binary, other encoding)."""
+    if b"\0" in data[:8192] and data.count(b"\0") > len(data) // 100:
+        raise CorpusError(f"{name} looks like a binary file, not text: give a UTF-8 text file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CorpusError(f"{name} is not valid UTF-8 (bad byte at offset {e.start}): "
+                          "convert it to UTF-8 first") from None
+    return text.removeprefix("\ufeff")
+
+
+def read_word_count_table(data: bytes, name: str = "table") -> WordCounts:
+    """A `word,count` table: CSV or TSV with that header, or Parquet with those columns."""
+    if data[:4] == b"PAR1":
+        return _table_from_parquet(data, name)
+    text = decode_text(data, name)
+    first_line = text.split("\n", 1)[0]
+    delimiter = "\t" if "\t" in first_line else ","
+    rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    header = next(rows, None)
+    if header is None or [h.strip().lower() for h in header[:2]] != ["word", "count"]:
+        raise CorpusError(f"{name}: the first row must be the header `word,count` "
+                          f"(found {','.join(header or [])[:60]!r})")
+    pairs = []
+    for line_no, row in enumerate(rows, start=2):
+        if not row:
+            continue
+        if len(row) < 2:
+            raise CorpusError(f"{name}, row {line_no}: missing count column")
+        pairs.append((row[0], _parse_count(row[1], name, line_no)))
+    return _checked_table(pairs, name)
+
+
+def _parse_count(value, name: str, row: int) -> int:
+    try:
+        f = float(value)
+        n = int(f)
+    except (TypeError, ValueError, OverflowError):
+        raise CorpusError(f"{name}, row {row}: count {value!r} is not a number") from None
+    if n != f:
+        raise CorpusError(f"{name}, row {row}: count {value!r} is not a whole number")
+    if n < 0:
+        raise CorpusError(f"{name}, row {row}: count {value!r} is negative")
+    if n > 10 ** 15:
+        raise CorpusError(f"{name}, row {row}: count {value!r} is too large (at most 10^15)")
+    return n
+
+
+def _table_from_parquet(data: bytes, name: str) -> WordCounts:
+    import pyarrow.parquet as pq
+    try:
+        table = pq.read_table(io.BytesIO(data))
+    except Exception as e:  # pyarrow raises many kinds for a corrupt file
+        raise CorpusError(f"{name}: not a readable Parquet file ({type(e).__name__})") from None
+    cols = {c.lower(): c for c in table.column_names}
+    if "word" not in cols or "count" not in cols:
+        raise CorpusError(f"{name}: a Parquet table needs columns `word` and `count` "
+                          f"(found {', '.join(table.column_names)})")
+    words = table.column(cols["word"]).to_pylist()
+    counts = table.column(cols["count"]).to_pylist()
+    pairs = [(str(w), _parse_count(c, name, i + 1)) for i, (w, c) in enumerate(zip(words, counts))
+             if w is not None]
+    return _checked_table(pairs, name)
+
+
+def _checked_table(pairs, name: str) -> WordCounts:
+    pairs = [(w, c) for w, c in pairs if c > 0 and w != ""]
+    if not pairs:
+        raise CorpusError(f"{name}: the table has no word with a positive count")
+    return WordCounts.from_pairs(pairs)
+
+
+def write_word_count_table(wc: WordCounts, path) -> None:
+    """CSV `word,count`, or Parquet when the path ends in .parquet."""
+    path = str(path)
+    if path.endswith(".parquet"):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        pq.write_table(pa.table({"word": list(wc.words), "count": list(wc.counts)}), path)
+        return
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["word", "count"])
+        w.writerows(wc.as_pairs())
+
+
+@dataclass(frozen=True)
+class CorpusStats:
+    characters: int
+    bytes: int
+    lines: int
+    words: int
+    unique_words: int
+    alphabet_size: int
+
+
+def corpus_stats(text: str, wc: WordCounts) -> CorpusStats:
+    alphabet = set()
+    for w in wc.words:
+        alphabet.update(w)
+    return CorpusStats(characters=len(text), bytes=len(text.encode("utf-8", "surrogatepass")),
+                       lines=len(split_lines(text)) if text else 0, words=wc.total,
+                       unique_words=len(wc), alphabet_size=len(alphabet))

@@ -1,0 +1,178 @@
+"""Normalizers and pre-tokenizers: the first two stages of the pipeline, named like Hugging Face's.
+
+Each stage can show its own effect: `normalize_aligned` returns the normalized text with, for
+every normalized character, the span of the original it came from; `pre_tokenize` returns the
+pieces (words) with their character offsets. The trainer and the encoders both go through here,
+so what the views draw is exactly what was trained on.
+
+Not here: the models (trainer.py, encoders.py) and post-processing (encoders.py).
+
+Example: pre_tokenize("Hello, world!", "gpt2") ==
+    [("Hello", (0, 5)), (",", (5, 6)), ("Ġworld", (6, 12)), ("!", (12, 13))]
+"""
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+
+import regex
+
+from .bytelevel import to_byte_chars
+from .errors import ConfigError
+
+NORMALIZERS = ("none", "lowercase", "nfkc", "bert-uncased")
+PRE_TOKENIZERS = ("whitespace", "gpt2", "bert", "jieba", "chars")
+DEFAULT_PRE_TOKENIZER = {"bpe": "whitespace", "bbpe": "gpt2", "wordpiece": "bert"}
+
+# A line ends at \n, \r\n or a lone \r (CLI.md); U+2028, U+0085, \v, \f stay inside lines.
+LINE_BREAK = regex.compile(r"\r\n|\r|\n")
+
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+# The same pattern with line breaks taken out of every whitespace class: run over a whole text it
+# gives exactly the pieces of running GPT2_PATTERN line by line (no alternative can match a line
+# break, and a break satisfies (?!\S) just as the end of a line does). One C-level scan instead of
+# one call per line.
+_GPT2_LINEWISE = GPT2_PATTERN.replace(r"\s+", r"[^\S\r\n]+")
+
+# Rust's char::is_whitespace (HF WhitespaceSplit) is the Unicode White_Space property.
+_WS = r"\p{White_Space}"
+# HF BertPreTokenizer: char::is_ascii_punctuation or a Unicode punctuation category (P*).
+_PUNCT = r"\p{P}!-/:-@\[-`{-~"
+# CJK ideographs as BERT's `_is_chinese_char` lists them.
+_CJK = (r"\u4E00-\u9FFF\u3400-\u4DBF\U00020000-\U0002A6DF\U0002A700-\U0002B73F"
+        r"\U0002B740-\U0002B81F\U0002B820-\U0002CEAF\uF900-\uFAFF\U0002F800-\U0002FA1F")
+
+_PATTERNS = {
+    "whitespace": regex.compile(rf"[^{_WS}]+"),
+    "gpt2": regex.compile(_GPT2_LINEWISE),
+    "bert": regex.compile(rf"[{_PUNCT}]|[^{_WS}{_PUNCT}]+"),
+    "chars": regex.compile(rf"[{_CJK}]|[^{_WS}{_CJK}]+"),
+}
+_GPT2_KEEP_BREAKS = regex.compile(GPT2_PATTERN)
+CJK_CHAR = regex.compile(rf"[{_CJK}]")
+
+
+def check_names(normalizer: str | None = None, pre_tokenizer: str | None = None) -> None:
+    if normalizer is not None and normalizer not in NORMALIZERS:
+        raise ConfigError(f"unknown normalizer {normalizer!r}: choose one of {', '.join(NORMALIZERS)}")
+    if pre_tokenizer is not None and pre_tokenizer not in PRE_TOKENIZERS:
+        raise ConfigError(f"unknown pre-tokenizer {pre_tokenizer!r}: choose one of {', '.join(PRE_TOKENIZERS)}")
+
+
+# ---------------------------------------------------------------- normalizers
+
+@lru_cache(maxsize=None)
+def _hf_normalizer(name: str):
+    # HF's own components: Python's unicodedata is Unicode 14, tokenizers follows 16, and the
+    # parity with exported tokenizer.json files matters more than a hand-written copy.
+    from tokenizers import normalizers
+    if name == "lowercase":
+        return normalizers.Lowercase()
+    if name == "nfkc":
+        return normalizers.NFKC()
+    if name == "bert-uncased":
+        return normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
+                                          strip_accents=True, lowercase=True)
+    raise ConfigError(f"unknown normalizer {name!r}")
+
+
+def normalize(text: str, name: str = "none") -> str:
+    """normalize("Héllo", "bert-uncased") == "hello"."""
+    check_names(normalizer=name)
+    if name == "none" or not text:
+        return text
+    return _hf_normalizer(name).normalize_str(text)
+
+
+_CLUSTER = regex.compile(r"\X", flags=regex.V1)
+
+
+def normalize_aligned(text: str, name: str = "none") -> tuple[str, list[tuple[int, int]]]:
+    """The normalized text and, for each of its characters, the [start, end) it came from.
+
+    Normalizers work per character except for combining sequences (NFKC composes, strip_accents
+    drops marks), so each grapheme cluster is normalized on its own and its output characters all
+    point at the whole cluster. If that ever disagrees with normalizing the whole text, the
+    whole-text result wins and its characters are spread proportionally over the input.
+    Example: normalize_aligned("Ab", "lowercase") == ("ab", [(0, 1), (1, 2)]).
+    """
+    check_names(normalizer=name)
+    if name == "none":
+        return text, [(i, i + 1) for i in range(len(text))]
+    whole = normalize(text, name)
+    out: list[str] = []
+    align: list[tuple[int, int]] = []
+    for m in _CLUSTER.finditer(text):
+        piece = normalize(m.group(), name)
+        out.append(piece)
+        align.extend([m.span()] * len(piece))
+    if "".join(out) == whole:
+        return whole, align
+    n, m = len(whole), max(len(text), 1)
+    return whole, [(min(i * m // max(n, 1), m - 1), min(i * m // max(n, 1), m - 1) + 1) for i in range(n)]
+
+
+# ---------------------------------------------------------------- pre-tokenizers
+
+def split_lines(text: str, keep_newlines: bool = False) -> list[str]:
+    """Lines as CLI.md defines them; with keep_newlines each keeps its break at its end."""
+    if not keep_newlines:
+        return LINE_BREAK.split(text)
+    lines, start = [], 0
+    for m in LINE_BREAK.finditer(text):
+        lines.append(text[start:m.end()])
+        start = m.end()
+    if start < len(text):
+        lines.append(text[start:])
+    return lines
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+    jieba.setLogLevel(logging.WARNING)  # it prints four lines to stderr on first use otherwise
+    logging.getLogger("jieba").setLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+def _jieba_pieces(text: str) -> list[tuple[str, tuple[int, int]]]:
+    jieba = _jieba()
+    pieces = []
+    for m in _PATTERNS["whitespace"].finditer(text):
+        base = m.start()
+        for word, start, end in jieba.tokenize(m.group()):
+            pieces.append((word, (base + start, base + end)))
+    return pieces
+
+
+def pre_tokenize(text: str, name: str) -> list[tuple[str, tuple[int, int]]]:
+    """Pieces of `text` with [start, end) character offsets into `text`, as encoding sees them.
+
+    The whole text is one input, line breaks included (HF semantics: `gpt2` gives `Ċ` for a
+    newline). `gpt2` pieces are written in the byte-level alphabet (space -> Ġ); the others are
+    plain text.
+    """
+    check_names(pre_tokenizer=name)
+    if name == "jieba":
+        return _jieba_pieces(text)
+    if name == "gpt2":
+        return [(to_byte_chars(m.group()), m.span()) for m in _GPT2_KEEP_BREAKS.finditer(text)]
+    return [(m.group(), m.span()) for m in _PATTERNS[name].finditer(text)]
+
+
+def pre_tokenize_words(text: str, name: str, *, keep_newlines: bool = False) -> list[str]:
+    """The words of a training text, as CLI.md reads a corpus: line by line, each line without
+    its break unless keep_newlines. Plain text even for gpt2 (the caller maps bytes).
+
+    This is the hot path of counting: one regex findall over the whole text.
+    """
+    check_names(pre_tokenizer=name)
+    if name == "jieba":
+        return [w for w, _ in _jieba_pieces(text)]
+    if name == "gpt2" and keep_newlines:
+        out = []
+        for line in split_lines(text, keep_newlines=True):
+            out.extend(_GPT2_KEEP_BREAKS.findall(line))
+        return out
+    return _PATTERNS[name].findall(text)

@@ -1,0 +1,548 @@
+"""The trainers: character BPE, byte-level BPE and WordPiece, one merge at a time, traced.
+
+All three are the same loop: unique words as lists of symbol ids with their counts; at each
+step take the best pair by the model's value (pair count, or WordPiece's likelihood score),
+break ties by the run's rule, merge it in every word that contains it, and write one frozen
+`MergeStep` record. Pages only render these records; they never recompute training.
+
+The loop is incremental (REFERENCES.md, "Algorithms that scale"): nothing recounts the
+corpus per merge. State, with shapes:
+    words[i]        list[int]          current symbol ids of unique word i
+    counts[i]       int                its count in the corpus
+    pair_count      (int, int) -> int  weighted count of each adjacent pair (> 0 only)
+    pair_words      (int, int) -> list[int]  sorted indices of words that contained it
+                                       (may be stale: a word is checked before use)
+    pair_value      (int, int) -> value  for pairs eligible under min_frequency
+    value_hist      value -> int       how many eligible pairs have that value (-> `tied`)
+    first_key       (int, int) -> (word index, unit offset)   rule `first` only: where the
+                                       pair occurs first NOW (it moves as merges happen)
+    heap            [(-value, tie key 1, tie key 2, left, right)]  validated lazily on pop
+Cost per merge grows with the words the merge touches, not with the corpus.
+
+Tie rules (CLI.md): `first` = the pair met first scanning words in first-appearance order, each
+left to right over its current symbols (the seeds' `max` over a rebuilt dict); `hf` = smallest
+(left id, right id), HF BpeTrainer's; `lexical` = smallest (left, right) spelling by code point.
+
+Not here: encoding text with the result (encoders.py), reading corpora (corpus.py).
+Example (seed 004): train(WordCounts(("low", "lower", "newest", "widest"), (5, 2, 6, 3)),
+    TrainConfig(model="bpe", vocab_size=13)).merges == [("e", "s"), ("es", "t"), ("l", "o")]
+"""
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left
+from collections import Counter
+from dataclasses import dataclass, field, asdict
+from fractions import Fraction
+from typing import Callable, Optional
+
+from .bytelevel import byte_to_char, to_byte_chars
+from .corpus import WordCounts
+from .errors import ConfigError
+from .pipeline import DEFAULT_PRE_TOKENIZER, NORMALIZERS, PRE_TOKENIZERS
+
+MODELS = ("bpe", "bbpe", "wordpiece")
+TIE_RULES = ("first", "hf", "lexical")
+END_OF_WORD_MODES = ("none", "symbol", "suffix")
+SCORE_RULES = ("likelihood", "frequency")
+END_OF_WORD = "</w>"
+CONTINUATION = "##"
+MAX_VOCAB_SIZE = 1_000_000
+MAX_CHANGED_WORDS = 20  # words kept per step for display; the exact total is kept beside them
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """How to learn; the result (`Trace`) holds what was learned."""
+    model: str = "bpe"
+    vocab_size: int = 1000
+    pre_tokenizer: Optional[str] = None      # None: the model's default (CLI.md)
+    normalizer: str = "none"
+    end_of_word: str = "none"                # bpe only
+    score: str = "likelihood"                # wordpiece only
+    tie_break: str = "first"
+    min_frequency: int = 1
+    max_merges: Optional[int] = None
+    special_tokens: tuple[str, ...] = ()
+    unk_token: Optional[str] = None
+    top_k: int = 10
+    keep_newlines: bool = False
+
+    def resolved(self) -> "TrainConfig":
+        """Validated, with defaults filled in; raises ConfigError with a one-line reason."""
+        if self.model not in MODELS:
+            raise ConfigError(f"unknown model {self.model!r}: choose bpe, bbpe or wordpiece")
+        pre = self.pre_tokenizer or DEFAULT_PRE_TOKENIZER[self.model]
+        if pre not in PRE_TOKENIZERS:
+            raise ConfigError(f"unknown pre-tokenizer {pre!r}: choose one of {', '.join(PRE_TOKENIZERS)}")
+        if self.normalizer not in NORMALIZERS:
+            raise ConfigError(f"unknown normalizer {self.normalizer!r}: choose one of {', '.join(NORMALIZERS)}")
+        if self.end_of_word not in END_OF_WORD_MODES:
+            raise ConfigError(f"unknown end-of-word mode {self.end_of_word!r}: none, symbol or suffix")
+        if self.end_of_word != "none" and self.model != "bpe":
+            raise ConfigError("--end-of-word applies to the bpe model only")
+        if self.score not in SCORE_RULES:
+            raise ConfigError(f"unknown score {self.score!r}: likelihood or frequency")
+        if self.tie_break not in TIE_RULES:
+            raise ConfigError(f"unknown tie rule {self.tie_break!r}: first, hf or lexical")
+        for name, value, low in (("vocabulary size", self.vocab_size, 1), ("minimum frequency", self.min_frequency, 1),
+                                 ("top-k", self.top_k, 1)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < low:
+                raise ConfigError(f"{name} must be a whole number of at least {low} (got {value!r})")
+        if self.vocab_size > MAX_VOCAB_SIZE:
+            raise ConfigError(f"vocabulary size {self.vocab_size:,} is too large: at most {MAX_VOCAB_SIZE:,}")
+        if self.top_k > 1000:
+            raise ConfigError("top-k must be at most 1000")
+        if self.max_merges is not None and (not isinstance(self.max_merges, int) or self.max_merges < 0):
+            raise ConfigError(f"max merges must be a whole number of at least 0 (got {self.max_merges!r})")
+        specials = tuple(self.special_tokens)
+        if any(not s for s in specials):
+            raise ConfigError("a special token cannot be empty")
+        if self.unk_token is not None and self.unk_token == "":
+            raise ConfigError("the unknown token cannot be empty")
+        return TrainConfig(**{**asdict(self), "pre_tokenizer": pre, "special_tokens": specials})
+
+    @property
+    def byte_level(self) -> bool:
+        """Words are written in the byte-level alphabet (bbpe, or any model over `gpt2`)."""
+        return self.model == "bbpe" or (self.pre_tokenizer or DEFAULT_PRE_TOKENIZER[self.model]) == "gpt2"
+
+    @property
+    def score_rule(self) -> Optional[str]:
+        return self.score if self.model == "wordpiece" else None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    pair: tuple[str, str]
+    count: int
+    score: Optional[Fraction]   # likelihood: exact fraction; frequency: == count; BPE: None
+
+
+@dataclass(frozen=True)
+class ChangedWord:
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    count: int
+
+
+@dataclass(frozen=True)
+class MergeStep:
+    """One merge, as a view shows it. `index` starts at 1."""
+    index: int
+    pair: tuple[str, str]
+    token: str
+    id: int
+    count: int
+    score: Optional[Fraction]
+    tied: int                       # distinct pairs that shared the winning value (1: no tie)
+    first_word: str                 # where the winner occurs first now (the `first` rule's reason)
+    candidates: tuple[Candidate, ...]
+    changed_words: tuple[ChangedWord, ...]   # the first MAX_CHANGED_WORDS, in corpus order
+    changed_words_total: int
+    total_tokens: int               # tokens in the whole corpus after this step
+    vocab_size: int                 # after this step
+
+
+@dataclass(frozen=True)
+class Trace:
+    """What a trainer learned, step by step. Immutable; pages read it, never recompute it."""
+    config: TrainConfig
+    special_tokens: tuple[str, ...]
+    alphabet: tuple[str, ...]        # initial symbols in id order (special tokens excluded)
+    vocab: tuple[str, ...]           # id -> token
+    steps: tuple[MergeStep, ...]
+    initial_total_tokens: int
+    words: WordCounts                # the training words (plain text, first-appearance order)
+    final_tokens: tuple[tuple[str, int], ...] = field(default=())  # final segmentation's tokens
+                                     # with their frequency, first-appearance order (greedy's input)
+    stop_reason: str = ""
+
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        return [s.pair for s in self.steps]
+
+    @property
+    def token_to_id(self) -> dict[str, int]:
+        return {t: i for i, t in enumerate(self.vocab)}
+
+    @property
+    def unk_token(self) -> Optional[str]:
+        return self.config.unk_token
+
+
+# ---------------------------------------------------------------- symbols
+
+def initial_symbols(word: str, config: TrainConfig) -> list[str]:
+    """A word's first split. initial_symbols("low", wordpiece) == ["l", "##o", "##w"];
+    bpe with end_of_word="symbol": ["l", "o", "w", "</w>"]; "suffix": ["l", "o", "w</w>"]."""
+    chars = list(to_byte_chars(word)) if config.byte_level else list(word)
+    if config.model == "wordpiece":
+        return chars[:1] + [CONTINUATION + c for c in chars[1:]]
+    if config.end_of_word == "symbol":
+        return chars + [END_OF_WORD]
+    if config.end_of_word == "suffix" and chars:
+        chars[-1] += END_OF_WORD
+    return chars
+
+
+def join_symbols(left: str, right: str, model: str) -> str:
+    """The token a merge makes: `wi` + `##d` -> `wid`, `##s` + `##t` -> `##st` (seed 004)."""
+    if model == "wordpiece":
+        return left + right[len(CONTINUATION):]
+    return left + right
+
+
+def _alphabet_order(symbol: str) -> tuple:
+    # plain symbols by code point, then the ##x / x</w> variants, then </w> last (CLI.md)
+    if symbol == END_OF_WORD:
+        return (2, "")
+    if symbol.startswith(CONTINUATION) and len(symbol) > len(CONTINUATION):
+        return (1, symbol[len(CONTINUATION):])
+    if symbol.endswith(END_OF_WORD) and len(symbol) > len(END_OF_WORD):
+        return (1, symbol[:-len(END_OF_WORD)])
+    return (0, symbol)
+
+
+def initial_vocab(words: WordCounts, config: TrainConfig) -> tuple[list[str], list[str], list[list[str]]]:
+    """(special tokens, alphabet in id order, each word's initial split)."""
+    specials = list(dict.fromkeys(config.special_tokens))
+    if config.unk_token is not None and config.unk_token not in specials:
+        specials.append(config.unk_token)
+    splits = [initial_symbols(w, config) for w in words.words]
+    symbols = set()
+    for s in splits:
+        symbols.update(s)
+    if config.model == "bbpe":
+        symbols.update(byte_to_char().values())
+    alphabet = sorted((s for s in symbols if s not in specials), key=_alphabet_order)
+    return specials, alphabet, splits
+
+
+# ---------------------------------------------------------------- the trainer
+
+class _Trainer:
+    def __init__(self, words: WordCounts, config: TrainConfig):
+        self.config = config
+        self.model = config.model
+        self.rule = config.tie_break
+        self.likelihood = config.model == "wordpiece" and config.score == "likelihood"
+        self.min_freq = config.min_frequency
+        specials, alphabet, splits = initial_vocab(words, config)
+        self.specials, self.alphabet = specials, alphabet
+        self.vocab: list[str] = specials + alphabet
+        self.token_id: dict[str, int] = {t: i for i, t in enumerate(self.vocab)}
+        self.units: list[int] = [1] * len(self.vocab)      # base units a token spans (offsets)
+        self.words: list[list[int]] = [[self.token_id[s] for s in sp] for sp in splits]
+        self.counts: list[int] = list(words.counts)
+        self.word_counts = words
+        self.total_tokens = sum(len(w) * c for w, c in zip(self.words, self.counts))
+        self.initial_total_tokens = self.total_tokens
+        self.symbol_freq: list[int] = [0] * len(self.vocab)
+        self.pair_count: dict[tuple[int, int], int] = {}
+        self.pair_words: dict[tuple[int, int], list[int]] = {}
+        self.first_key: dict[tuple[int, int], tuple[int, int]] = {}
+        self.pair_value: dict = {}
+        self.value_hist: Counter = Counter()
+        self.symbol_pairs: dict[int, set] = {}  # likelihood only: symbol -> pairs that contain it
+        self.heap: list = []
+        self._count_initial_pairs()
+
+    # -- setup
+
+    def _count_initial_pairs(self) -> None:
+        pair_count, pair_words, first_key = self.pair_count, self.pair_words, self.first_key
+        track_first = self.rule == "first"
+        freq = self.symbol_freq
+        for wi, (syms, c) in enumerate(zip(self.words, self.counts)):
+            for s in syms:
+                freq[s] += c
+            for off in range(len(syms) - 1):
+                p = (syms[off], syms[off + 1])
+                n = pair_count.get(p)
+                if n is None:
+                    pair_count[p] = c
+                    pair_words[p] = [wi]
+                    if track_first:
+                        first_key[p] = (wi, off)  # all initial symbols span one unit
+                else:
+                    pair_count[p] = n + c
+                    lst = pair_words[p]
+                    if lst[-1] != wi:
+                        lst.append(wi)
+        if self.likelihood:
+            for p in pair_count:
+                self.symbol_pairs.setdefault(p[0], set()).add(p)
+                self.symbol_pairs.setdefault(p[1], set()).add(p)
+        for p in pair_count:
+            self._set_value(p)
+        self.heap = [self._entry(p) for p in self.pair_value]
+        heapq.heapify(self.heap)
+
+    # -- values and keys
+
+    def _value(self, p):
+        c = self.pair_count.get(p, 0)
+        if c < self.min_freq:
+            return None
+        if self.likelihood:
+            return Fraction(c, self.symbol_freq[p[0]] * self.symbol_freq[p[1]])
+        return c
+
+    def _set_value(self, p) -> None:
+        old = self.pair_value.pop(p, None)
+        if old is not None:
+            h = self.value_hist
+            h[old] -= 1
+            if not h[old]:
+                del h[old]
+        v = self._value(p)
+        if v is not None:
+            self.pair_value[p] = v
+            self.value_hist[v] += 1
+
+    def _tie_key(self, p) -> tuple:
+        if self.rule == "first":
+            return self.first_key[p]
+        if self.rule == "hf":
+            return p
+        return (self.vocab[p[0]], self.vocab[p[1]])
+
+    def _entry(self, p) -> tuple:
+        k1, k2 = self._tie_key(p)
+        return (-self.pair_value[p], k1, k2, p[0], p[1])
+
+    def _valid(self, e) -> bool:
+        p = (e[3], e[4])
+        v = self.pair_value.get(p)
+        return v is not None and -e[0] == v and (e[1], e[2]) == self._tie_key(p)
+
+    def _pop_best(self, k: int) -> list[tuple[int, int]]:
+        """The k best pairs in tie-rule order (winner first); the heap is left holding them."""
+        heap, out, seen = self.heap, [], set()
+        kept = []
+        while heap and len(out) < k:
+            e = heapq.heappop(heap)
+            p = (e[3], e[4])
+            if p in seen or not self._valid(e):
+                continue
+            seen.add(p)
+            out.append(p)
+            kept.append(e)
+        for e in kept:
+            heapq.heappush(heap, e)
+        return out
+
+    # -- one merge
+
+    def _offsets_of_pairs(self, syms: list[int]) -> dict[tuple[int, int], int]:
+        """First unit offset of each pair in a word: {(a, b): offset of a}."""
+        units, out, off = self.units, {}, 0
+        for j in range(len(syms) - 1):
+            p = (syms[j], syms[j + 1])
+            if p not in out:
+                out[p] = off
+            off += units[syms[j]]
+        return out
+
+    def _first_occurrence(self, p) -> tuple[int, int]:
+        lst = self.pair_words[p]
+        for i, wi in enumerate(lst):
+            syms = self.words[wi]
+            off = 0
+            units = self.units
+            for j in range(len(syms) - 1):
+                if syms[j] == p[0] and syms[j + 1] == p[1]:
+                    if i:
+                        del lst[:i]  # words before it no longer contain the pair
+                    return (wi, off)
+                off += units[syms[j]]
+        raise AssertionError(f"pair {p} has a count but no word")  # pragma: no cover
+
+    def merge(self, p: tuple[int, int], step_index: int) -> MergeStep:
+        a, b = p
+        vocab = self.vocab
+        count = self.pair_count[p]
+        value = self.pair_value[p]
+        tied = self.value_hist[value]
+        first_word = self.word_counts.words[self.first_key[p][0]] if self.rule == "first" else \
+            self.word_counts.words[self._first_occurrence(p)[0]]
+        cand_pairs = self._pop_best(self.config.top_k)
+        candidates = tuple(
+            Candidate((vocab[x], vocab[y]), self.pair_count[(x, y)], self._score_of((x, y)))
+            for x, y in cand_pairs)
+
+        token = join_symbols(vocab[a], vocab[b], self.model)
+        new_id = self.token_id.get(token)
+        if new_id is None:
+            new_id = len(vocab)
+            vocab.append(token)
+            self.token_id[token] = new_id
+            self.units.append(self.units[a] + self.units[b])
+            self.symbol_freq.append(0)
+        ab = new_id
+
+        pair_count, pair_words, words, counts = self.pair_count, self.pair_words, self.words, self.counts
+        track_first = self.rule == "first"
+        first_key = self.first_key
+        changes: Counter = Counter()
+        dirty: set = set()
+        recompute: set = set()
+        changed: list[ChangedWord] = []
+        changed_total = 0
+        merged_tokens = 0
+        freq = self.symbol_freq
+        for wi in pair_words.pop(p):
+            old = words[wi]
+            n = len(old)
+            new = []
+            i = occ = 0
+            while i < n:
+                if i < n - 1 and old[i] == a and old[i + 1] == b:
+                    new.append(ab)
+                    i += 2
+                    occ += 1
+                else:
+                    new.append(old[i])
+                    i += 1
+            if not occ:
+                continue  # stale index entry
+            c = counts[wi]
+            words[wi] = new
+            changed_total += 1
+            merged_tokens += occ * c
+            if len(changed) < MAX_CHANGED_WORDS:
+                changed.append(ChangedWord(tuple(vocab[s] for s in old), tuple(vocab[s] for s in new), c))
+            freq[a] -= occ * c
+            freq[b] -= occ * c
+            freq[ab] += occ * c
+            old_pairs = Counter(zip(old, old[1:]))
+            new_pairs = Counter(zip(new, new[1:]))
+            for q, k in old_pairs.items():
+                d = new_pairs.get(q, 0) - k
+                if d:
+                    changes[q] += d * c
+                if track_first and q not in new_pairs and first_key.get(q, (-1,))[0] == wi:
+                    recompute.add(q)
+            new_offsets = self._offsets_of_pairs(new) if track_first else None
+            for q, k in new_pairs.items():
+                if q not in old_pairs:
+                    changes[q] += k * c
+                    lst = pair_words.get(q)
+                    if lst is None:
+                        pair_words[q] = [wi]
+                    elif lst[-1] < wi:
+                        lst.append(wi)
+                    else:
+                        j = bisect_left(lst, wi)
+                        if j == len(lst) or lst[j] != wi:
+                            lst.insert(j, wi)
+                if track_first:
+                    cur = first_key.get(q)
+                    if cur is None or cur[0] >= wi:
+                        cand = (wi, new_offsets[q])
+                        if cur != cand:
+                            first_key[q] = cand
+                            dirty.add(q)
+        self.total_tokens -= merged_tokens
+
+        for q, d in changes.items():
+            n = pair_count.get(q, 0) + d
+            if n > 0:
+                if q not in pair_count and self.likelihood:
+                    self.symbol_pairs.setdefault(q[0], set()).add(q)
+                    self.symbol_pairs.setdefault(q[1], set()).add(q)
+                pair_count[q] = n
+            else:
+                pair_count.pop(q, None)
+                pair_words.pop(q, None)
+                first_key.pop(q, None)
+                if self.likelihood:
+                    self.symbol_pairs.get(q[0], set()).discard(q)
+                    self.symbol_pairs.get(q[1], set()).discard(q)
+                recompute.discard(q)
+            dirty.add(q)
+        pair_count.pop(p, None)
+        first_key.pop(p, None)
+        for q in recompute:
+            first_key[q] = self._first_occurrence(q)
+            dirty.add(q)
+        if self.likelihood:
+            for s in (a, b, ab):
+                dirty.update(self.symbol_pairs.get(s, ()))
+        dirty.add(p)
+        pair_value = self.pair_value
+        for q in dirty:
+            old_v = pair_value.get(q)
+            self._set_value(q)
+            v = pair_value.get(q)
+            if v is not None and (v != old_v or q in recompute or track_first):
+                heapq.heappush(self.heap, self._entry(q))
+        if len(self.heap) > 4 * len(pair_value) + 100_000:
+            self.heap = [self._entry(q) for q in pair_value]
+            heapq.heapify(self.heap)
+
+        return MergeStep(index=step_index, pair=(vocab[a], vocab[b]), token=token, id=ab, count=count,
+                         score=self._score_value(count, value), tied=tied, first_word=first_word,
+                         candidates=candidates, changed_words=tuple(changed),
+                         changed_words_total=changed_total, total_tokens=self.total_tokens,
+                         vocab_size=len(vocab))
+
+    def _score_value(self, count, value):
+        if self.model != "wordpiece":
+            return None
+        return value if self.likelihood else Fraction(count)
+
+    def _score_of(self, p):
+        return self._score_value(self.pair_count[p], self.pair_value[p])
+
+    def final_tokens(self) -> tuple[tuple[str, int], ...]:
+        freq: dict[int, int] = {}
+        for syms, c in zip(self.words, self.counts):
+            for s in syms:
+                freq[s] = freq.get(s, 0) + c
+        return tuple((self.vocab[s], n) for s, n in freq.items())
+
+
+def train(words: WordCounts, config: TrainConfig,
+          progress: Optional[Callable[[int, int], None]] = None) -> Trace:
+    """Train one tokenizer on counted words, recording every merge.
+
+    progress(done, planned) is called every few hundred merges (planned = merges the vocabulary
+    size allows; training may stop earlier).
+    """
+    config = config.resolved()
+    if not len(words):
+        raise ConfigError("the corpus has no words to train on")
+    trainer = _Trainer(words, config)
+    base = len(trainer.vocab)
+    if config.vocab_size < base:
+        raise ConfigError(f"vocabulary size {config.vocab_size} is below the alphabet: this corpus needs "
+                          f"at least {base} ({len(trainer.specials)} special tokens + "
+                          f"{len(trainer.alphabet)} initial symbols)")
+    planned = config.vocab_size - base
+    if config.max_merges is not None:
+        planned = min(planned, config.max_merges)
+    steps: list[MergeStep] = []
+    stop = "vocabulary size reached"
+    while True:
+        if len(trainer.vocab) >= config.vocab_size:
+            break
+        if config.max_merges is not None and len(steps) >= config.max_merges:
+            stop = "maximum number of merges reached"
+            break
+        best = trainer._pop_best(1)
+        if not best:
+            stop = ("no pair occurs at least %d times" % config.min_frequency if config.min_frequency > 1
+                    else "no pair left to merge")
+            break
+        steps.append(trainer.merge(best[0], len(steps) + 1))
+        if progress and len(steps) % 200 == 0:
+            progress(len(steps), planned)
+    if progress:
+        progress(len(steps), max(len(steps), 1) if planned <= 0 else planned)
+    return Trace(config=config, special_tokens=tuple(trainer.specials), alphabet=tuple(trainer.alphabet),
+                 vocab=tuple(trainer.vocab), steps=tuple(steps),
+                 initial_total_tokens=trainer.initial_total_tokens,
+                 words=words, final_tokens=trainer.final_tokens(), stop_reason=stop)
+
