@@ -1,0 +1,221 @@
+"""`python -m core`: the engine's command line, exactly as shared/CLI.md specifies.
+
+Errors are one line on stderr and exit status 2, never a traceback; on success stderr stays empty.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Optional
+
+from .corpus import WordCounts, count_words, decode_text, read_word_count_table
+from .encoders import ENCODERS, TrainedTokenizer
+from .errors import ConfigError, CorpusError, PlaygroundError
+from .formats import load_tokenizer, save_tokenizer
+from .pipeline import NORMALIZERS, PRE_TOKENIZERS
+from .trainer import END_OF_WORD_MODES, MODELS, SCORE_RULES, TIE_RULES, TrainConfig, Trace, train
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2 (argparse would print the usage too)
+        raise SystemExit(_fail(f"{self.prog}: {message}"))
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(message.replace("\n", " ") + "\n")
+    return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m core", description="Train, encode and decode subword tokenizers.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    t = sub.add_parser("train", help="train a tokenizer, printing every merge")
+    t.add_argument("inputs", nargs="*", metavar="INPUT", help="UTF-8 text files; '-' or none: standard input")
+    t.add_argument("--model", required=True, choices=MODELS)
+    t.add_argument("--vocab-size", required=True, type=int)
+    t.add_argument("--word-counts", action="store_true", help="the inputs are word,count tables (CSV/TSV/Parquet)")
+    t.add_argument("--keep-newlines", action="store_true")
+    t.add_argument("--pre-tokenizer", choices=PRE_TOKENIZERS)
+    t.add_argument("--normalizer", choices=NORMALIZERS, default="none")
+    t.add_argument("--end-of-word", choices=END_OF_WORD_MODES, default="none")
+    t.add_argument("--score", choices=SCORE_RULES, default="likelihood")
+    t.add_argument("--tie-break", choices=TIE_RULES, default="first")
+    t.add_argument("--min-frequency", type=int, default=1)
+    t.add_argument("--max-merges", type=int)
+    t.add_argument("--special-tokens", default="")
+    t.add_argument("--unk-token")
+    t.add_argument("--top-k", type=int, default=10)
+    t.add_argument("--save", metavar="PATH")
+    t.add_argument("--json", action="store_true")
+
+    e = sub.add_parser("encode", help="encode a text")
+    e.add_argument("text", nargs="?", metavar="TEXT")
+    src = e.add_mutually_exclusive_group(required=True)
+    src.add_argument("--tokenizer", metavar="PATH")
+    src.add_argument("--pretrained", metavar="NAME")
+    e.add_argument("--encoder", choices=ENCODERS)
+    e.add_argument("--add-special-tokens", action="store_true")
+    e.add_argument("--pair", metavar="TEXT2")
+    e.add_argument("--json", action="store_true")
+
+    d = sub.add_parser("decode", help="decode ids to text")
+    d.add_argument("ids", nargs="+", metavar="ID")
+    src = d.add_mutually_exclusive_group(required=True)
+    src.add_argument("--tokenizer", metavar="PATH")
+    src.add_argument("--pretrained", metavar="NAME")
+
+    sub.add_parser("pretrained", help="list the pretrained tokenizers that load offline")
+    return p
+
+
+# ---------------------------------------------------------------- train
+
+def _read_inputs(paths: list[str]) -> list[tuple[str, bytes]]:
+    out = []
+    for path in paths or ["-"]:
+        if path == "-":
+            out.append(("standard input", sys.stdin.buffer.read()))
+            continue
+        try:
+            with open(path, "rb") as f:
+                out.append((path, f.read()))
+        except OSError as e:
+            raise CorpusError(f"cannot read {path}: {e.strerror or e}") from None
+    return out
+
+
+def _words(args) -> WordCounts:
+    inputs = _read_inputs(args.inputs)
+    if args.word_counts:
+        pairs = []
+        for name, data in inputs:
+            pairs.extend(read_word_count_table(data, name).as_pairs())
+        return WordCounts.from_pairs(pairs)
+    texts = [decode_text(data, name) for name, data in inputs]
+    if not any(t.strip() for t in texts):
+        raise CorpusError("the corpus is empty or only whitespace: give some text")
+    # each file ends its last line: files never run into each other
+    text = "\n".join(t[:-1] if t.endswith("\n") and len(texts) > 1 else t for t in texts)
+    config = TrainConfig(model=args.model, pre_tokenizer=args.pre_tokenizer).resolved()
+    return count_words(text, config.pre_tokenizer, args.normalizer, keep_newlines=args.keep_newlines)
+
+
+def _score_json(score):
+    return None if score is None else float(score)
+
+
+def trace_json(trace: Trace) -> dict:
+    c = trace.config
+    return {
+        "model": c.model, "tie_break": c.tie_break, "score_rule": c.score_rule,
+        "pre_tokenizer": c.pre_tokenizer, "normalizer": c.normalizer, "end_of_word": c.end_of_word,
+        "special_tokens": list(trace.special_tokens), "alphabet": list(trace.alphabet),
+        "merges": [{
+            "pair": list(s.pair), "token": s.token, "id": s.id, "count": s.count,
+            "score": _score_json(s.score), "tied": s.tied, "first_word": s.first_word,
+            "changed_words": s.changed_words_total, "total_tokens": s.total_tokens,
+            "candidates": [{"pair": list(k.pair), "count": k.count, "score": _score_json(k.score)}
+                           for k in s.candidates],
+        } for s in trace.steps],
+        "vocab": {t: i for i, t in enumerate(trace.vocab)},
+        "stop_reason": trace.stop_reason,
+    }
+
+
+def _train(args) -> int:
+    specials = tuple(s for s in args.special_tokens.split(",") if s) if args.special_tokens else ()
+    config = TrainConfig(model=args.model, vocab_size=args.vocab_size, pre_tokenizer=args.pre_tokenizer,
+                         normalizer=args.normalizer, end_of_word=args.end_of_word, score=args.score,
+                         tie_break=args.tie_break, min_frequency=args.min_frequency, max_merges=args.max_merges,
+                         special_tokens=specials, unk_token=args.unk_token, top_k=args.top_k,
+                         keep_newlines=args.keep_newlines).resolved()
+    trace = train(_words(args), config)
+    if args.save:
+        try:
+            save_tokenizer(trace, args.save)
+        except OSError as e:
+            raise ConfigError(f"cannot write {args.save}: {e.strerror or e}") from None
+    if args.json:
+        json.dump(trace_json(trace), sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    out = sys.stdout
+    for s in trace.steps:
+        score = "" if s.score is None else f" score {float(s.score):.4g}"
+        tie = f", {s.tied} tied" if s.tied > 1 else ""
+        out.write(f"{s.index:>6}  {s.pair[0]} + {s.pair[1]} -> {s.token}  (id {s.id}, count {s.count}{score}{tie})\n")
+    out.write(f"{len(trace.steps)} merges, vocabulary {len(trace.vocab)}; stopped: {trace.stop_reason}\n")
+    return 0
+
+
+# ---------------------------------------------------------------- encode / decode
+
+def _tokenizer(args):
+    if args.pretrained is not None:
+        from .pretrained import load_pretrained
+        return load_pretrained(args.pretrained)
+    return load_tokenizer(args.tokenizer)
+
+
+def _encode(args) -> int:
+    text = args.text
+    if text is None:
+        text = decode_text(sys.stdin.buffer.read(), "standard input")
+    tok = _tokenizer(args)
+    if args.encoder is not None and not isinstance(tok, TrainedTokenizer):
+        raise ConfigError("--encoder applies to tokenizers trained here; this one encodes only its own way")
+    if isinstance(tok, TrainedTokenizer):
+        enc = tok.encode(text, args.encoder, add_special_tokens=args.add_special_tokens, pair=args.pair)
+    else:
+        enc = tok.encode(text, add_special_tokens=args.add_special_tokens, pair=args.pair)
+    if args.json:
+        json.dump(enc.to_json(), sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(" ".join(map(str, enc.ids)) + "\n")
+        sys.stdout.write(json.dumps(list(enc.tokens), ensure_ascii=False) + "\n")
+    return 0
+
+
+def _decode(args) -> int:
+    ids = []
+    for raw in args.ids:
+        try:
+            ids.append(int(raw))
+        except ValueError:
+            raise ConfigError(f"id {raw!r} is not a whole number") from None
+    tok = _tokenizer(args)
+    sys.stdout.write(tok.decode(ids) + "\n")
+    return 0
+
+
+def _pretrained(args) -> int:
+    from .pretrained import pretrained_names
+    for name in pretrained_names():
+        sys.stdout.write(name + "\n")
+    return 0
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(encoding="utf-8", errors="surrogateescape")
+        except (AttributeError, ValueError):
+            pass
+    try:
+        args = _parser().parse_args(argv)
+        return {"train": _train, "encode": _encode, "decode": _decode, "pretrained": _pretrained}[args.command](args)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 2
+    except PlaygroundError as e:
+        return _fail(f"error: {e}")
+    except KeyboardInterrupt:
+        return _fail("interrupted")
+    except MemoryError:
+        return _fail("error: out of memory: try a smaller corpus or a word-count table")
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # noqa: BLE001 - the contract: one line, never a traceback
+        return _fail(f"internal error ({type(e).__name__}: {e}); please report it")

@@ -1,0 +1,305 @@
+"""Files out and in: Hugging Face `tokenizer.json`, `vocab.json` + `merges.txt`, WordPiece `vocab.txt`.
+
+A trained tokenizer is written through `tokenizers`' own objects (so the file is what HF itself
+writes) plus a `model.playground` section with what our encoders need beyond HF's fields (the
+settings, the token frequencies greedy orders by). HF 0.23 ignores unknown keys inside `model`.
+
+A configuration tokenizer.json cannot express (`</w>` as its own symbol, the jieba pre-tokenizer)
+is saved with `model.type` "PlaygroundBPE" / "PlaygroundWordPiece", a type HF does not know, so HF
+refuses the file instead of loading it and encoding differently. Files trained elsewhere load as
+`HFTokenizer`, which encodes with the `tokenizers` runtime.
+
+Not here: the encoders themselves (encoders.py).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+from .bytelevel import from_byte_chars
+from .encoders import TrainedTokenizer
+from .encoding import Encoding
+from .errors import EncodeError, PlaygroundError, TokenizerFileError
+from .pipeline import _CJK
+from .trainer import TrainConfig, Trace
+
+FORMAT_VERSION = 1
+
+
+# ---------------------------------------------------------------- saving
+
+def hf_expressible(config: TrainConfig) -> Optional[str]:
+    """None when HF can load and encode this configuration exactly, else the reason why not."""
+    if config.pre_tokenizer == "jieba":
+        return "HF has no jieba pre-tokenizer"
+    if config.model == "bpe" and config.end_of_word == "symbol":
+        return "HF BPE has no `</w>` as a symbol of its own (only as a suffix of the last character)"
+    return None
+
+
+def _hf_components(tok: TrainedTokenizer):
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+    config = tok.config
+    vocab = {t: i for i, t in enumerate(tok.vocab)}
+    if config.model == "wordpiece":
+        model = models.WordPiece(vocab, unk_token=config.unk_token or "[UNK]", max_input_chars_per_word=100)
+    else:
+        extra = {"end_of_word_suffix": "</w>"} if config.end_of_word == "suffix" else {}
+        model = models.BPE(vocab, list(tok.merges), unk_token=config.unk_token, fuse_unk=False,
+                           byte_fallback=False, **extra)
+    hf = Tokenizer(model)
+    hf.normalizer = {
+        "none": None,
+        "lowercase": normalizers.Lowercase(),
+        "nfkc": normalizers.NFKC(),
+        "bert-uncased": normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
+                                                   strip_accents=True, lowercase=True),
+    }[config.normalizer]
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=True)
+    base = {
+        "whitespace": pre_tokenizers.WhitespaceSplit(),
+        "gpt2": byte_level,
+        "bert": pre_tokenizers.BertPreTokenizer(),
+        "chars": pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(),
+                                          pre_tokenizers.Split(Regex(f"[{_onig_class(_CJK)}]"), "isolated")]),
+        "jieba": pre_tokenizers.WhitespaceSplit(),  # stands in; the file is refused by HF anyway
+    }[config.pre_tokenizer]
+    if config.byte_level and config.pre_tokenizer != "gpt2":
+        base = pre_tokenizers.Sequence([base, pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False,
+                                                                       use_regex=False)])
+    hf.pre_tokenizer = base
+    if config.byte_level:
+        hf.decoder = decoders.ByteLevel()
+    elif config.model == "wordpiece":
+        hf.decoder = decoders.WordPiece(prefix="##")
+    elif config.end_of_word == "suffix":
+        hf.decoder = decoders.BPEDecoder(suffix="</w>")
+    hf.add_special_tokens(list(tok.special_tokens))
+    if "[CLS]" in vocab and "[SEP]" in vocab:
+        hf.post_processor = processors.TemplateProcessing(
+            single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+            special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])])
+    return hf
+
+
+def _onig_class(python_class: str) -> str:
+    # \uXXXX and \UXXXXXXXX (Python) -> \x{XXXX} (Oniguruma)
+    import re
+    return re.sub(r"\\[uU]([0-9A-Fa-f]{4,8})", lambda m: "\\x{%X}" % int(m.group(1), 16), python_class)
+
+
+def tokenizer_json(tok: TrainedTokenizer) -> dict:
+    """The tokenizer.json content for a trained tokenizer (see the module docstring)."""
+    data = json.loads(_hf_components(tok).to_str())
+    config = tok.config
+    why_not = hf_expressible(config)
+    if why_not:
+        data["model"]["type"] = "Playground" + ("WordPiece" if config.model == "wordpiece" else "BPE")
+    data["model"]["playground"] = {
+        "format": FORMAT_VERSION,
+        "model": config.model, "pre_tokenizer": config.pre_tokenizer, "normalizer": config.normalizer,
+        "end_of_word": config.end_of_word, "score": config.score, "tie_break": config.tie_break,
+        "min_frequency": config.min_frequency, "special_tokens": list(tok.special_tokens),
+        "unk_token": config.unk_token, "keep_newlines": config.keep_newlines,
+        "merges": [list(m) for m in tok.merges],   # WordPiece too, for the merges encoder
+        "final_tokens": [[t, n] for t, n in tok.final_tokens],
+        "hf_refuses_because": why_not,
+    }
+    return data
+
+
+def save_tokenizer(tok: TrainedTokenizer | Trace, path) -> None:
+    if isinstance(tok, Trace):
+        tok = TrainedTokenizer.from_trace(tok)
+    Path(path).write_text(json.dumps(tokenizer_json(tok), ensure_ascii=False), encoding="utf-8")
+
+
+def vocab_json_and_merges(tok: TrainedTokenizer) -> tuple[str, str]:
+    """(vocab.json, merges.txt) as GPT-2 / HF write them."""
+    vocab = json.dumps({t: i for i, t in enumerate(tok.vocab)}, ensure_ascii=False)
+    merges = "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in tok.merges)
+    return vocab, merges
+
+
+def vocab_txt(tok: TrainedTokenizer) -> str:
+    """WordPiece vocab.txt: one token a line, the line number is the id."""
+    return "".join(t + "\n" for t in tok.vocab)
+
+
+# ---------------------------------------------------------------- loading
+
+@dataclass(frozen=True)
+class HFTokenizer:
+    """A tokenizer file trained elsewhere, encoded by the `tokenizers` runtime."""
+    hf: object
+    name: str
+    byte_level: bool
+
+    @property
+    def vocab_size(self) -> int:
+        return self.hf.get_vocab_size(with_added_tokens=True)
+
+    def id_to_token(self, i: int) -> str:
+        return self.hf.id_to_token(i)
+
+    def token_bytes(self, i: int) -> bytes:
+        t = self.hf.id_to_token(i) or ""
+        if self.byte_level:
+            try:
+                return from_byte_chars(t)
+            except KeyError:
+                pass
+        return t.removeprefix("##").encode("utf-8")
+
+    def encode(self, text: str, encoder: Optional[str] = None, *, add_special_tokens: bool = False,
+               pair: Optional[str] = None) -> Encoding:
+        self.hf.encode_special_tokens = True  # text that spells a special token is ordinary text
+        try:
+            e = self.hf.encode(text, pair, add_special_tokens=add_special_tokens)
+        except Exception as err:  # the Rust side raises plain Exceptions
+            raise EncodeError(f"{self.name} cannot encode this text: {err}".splitlines()[0]) from None
+        # HF gives a second sentence's offsets in its own coordinates, as our encoders do
+        offsets = [tuple(o) if not m else (0, 0) for o, m in zip(e.offsets, e.special_tokens_mask)]
+        extras = add_special_tokens or pair is not None
+        return Encoding(ids=tuple(e.ids), tokens=tuple(e.tokens),
+                        token_bytes=tuple(b"" if m else self.token_bytes(i) for i, m in zip(e.ids, e.special_tokens_mask)),
+                        offsets=tuple(offsets), encoder="hf",
+                        attention_mask=tuple(e.attention_mask) if extras else None,
+                        token_type_ids=tuple(e.type_ids) if extras else None)
+
+    def decode(self, ids: Sequence[int]) -> str:
+        n = self.vocab_size
+        for i in ids:
+            if not isinstance(i, int) or not 0 <= i < n:
+                raise EncodeError(f"id {i} is out of range: this vocabulary has ids 0 to {n - 1}")
+        return self.hf.decode(list(ids), skip_special_tokens=False)
+
+
+def load_tokenizer(path) -> TrainedTokenizer | HFTokenizer:
+    """Load a tokenizer.json (ours or HF's), or a vocab.json (with merges.txt beside it), or a
+    WordPiece vocab.txt. Raises TokenizerFileError with a one-line reason."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise TokenizerFileError(f"cannot read {path}: {e.strerror or e}") from None
+    return load_tokenizer_bytes(raw, path.name, directory=path.parent)
+
+
+def load_tokenizer_bytes(raw: bytes, name: str = "tokenizer.json", directory: Optional[Path] = None,
+                         merges_txt: Optional[bytes] = None):
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TokenizerFileError(f"{name} is not a text file: give a tokenizer.json, vocab.json or vocab.txt") from None
+    if name.endswith(".txt") and not text.lstrip().startswith("{"):
+        return _from_vocab_txt(text, name)
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        raise TokenizerFileError(f"{name} is not valid JSON (line {getattr(e, 'lineno', '?')}): "
+                                 "is it a tokenizer.json?") from None
+    if not isinstance(data, dict):
+        raise TokenizerFileError(f"{name} is JSON but not a tokenizer file")
+    if "model" not in data:
+        if all(isinstance(v, int) for v in data.values()) and data:   # vocab.json
+            if merges_txt is None and directory is not None and (directory / "merges.txt").exists():
+                merges_txt = (directory / "merges.txt").read_bytes()
+            if merges_txt is None:
+                raise TokenizerFileError(f"{name} looks like a vocab.json: give its merges.txt beside it")
+            return _from_vocab_and_merges(data, merges_txt.decode("utf-8", "replace"), name)
+        raise TokenizerFileError(f"{name} has no `model`: it is not a tokenizer.json")
+    model = data.get("model")
+    if isinstance(model, dict) and isinstance(model.get("playground"), dict):
+        return _from_playground(data, name)
+    return _from_hf_json(text, name, data)
+
+
+def _from_playground(data: dict, name: str) -> TrainedTokenizer:
+    model, pg = data["model"], data["model"]["playground"]
+    try:
+        if pg.get("format") != FORMAT_VERSION:
+            raise TokenizerFileError(f"{name} was written by another version of the playground "
+                                     f"(format {pg.get('format')!r}, we read {FORMAT_VERSION})")
+        vocab_map = model["vocab"]
+        vocab = [None] * len(vocab_map)
+        for t, i in vocab_map.items():
+            vocab[i] = t
+        if any(v is None for v in vocab):
+            raise TokenizerFileError(f"{name}: the vocabulary's ids are not 0..{len(vocab) - 1}")
+        config = TrainConfig(model=pg["model"], vocab_size=max(len(vocab), 1), pre_tokenizer=pg["pre_tokenizer"],
+                             normalizer=pg["normalizer"], end_of_word=pg["end_of_word"], score=pg["score"],
+                             tie_break=pg["tie_break"], min_frequency=pg.get("min_frequency", 1),
+                             special_tokens=tuple(pg["special_tokens"]), unk_token=pg["unk_token"],
+                             keep_newlines=bool(pg.get("keep_newlines", False))).resolved()
+        merges = tuple((a, b) for a, b in pg["merges"])
+        final = tuple((t, int(n)) for t, n in pg.get("final_tokens", []))
+        tok_ids = set(vocab_map)
+        for a, b in merges:
+            if a not in tok_ids or b not in tok_ids:
+                raise TokenizerFileError(f"{name}: merge ({a!r}, {b!r}) uses a token outside the vocabulary")
+        return TrainedTokenizer(config=config, vocab=tuple(vocab), merges=merges,
+                                special_tokens=tuple(pg["special_tokens"]), final_tokens=final,
+                                name=Path(name).stem)
+    except TokenizerFileError:
+        raise
+    except PlaygroundError as e:
+        raise TokenizerFileError(f"{name}: {e}") from None
+    except (KeyError, TypeError, ValueError, IndexError) as e:
+        raise TokenizerFileError(f"{name} is corrupt: its playground section is missing or has a bad "
+                                 f"field ({type(e).__name__}: {e})".splitlines()[0]) from None
+
+
+def _is_byte_level(data: dict) -> bool:
+    text = json.dumps({k: data.get(k) for k in ("pre_tokenizer", "decoder")})
+    return '"ByteLevel"' in text
+
+
+def _from_hf_json(text: str, name: str, data: dict) -> HFTokenizer:
+    from tokenizers import Tokenizer
+    try:
+        hf = Tokenizer.from_str(text)
+    except Exception as e:  # noqa: BLE001 - the Rust side raises plain Exceptions
+        first = str(e).splitlines()[0][:200]
+        raise TokenizerFileError(f"{name} is not a tokenizer file that `tokenizers` can load ({first})") from None
+    return HFTokenizer(hf=hf, name=Path(name).stem, byte_level=_is_byte_level(data))
+
+
+def _from_vocab_and_merges(vocab: dict, merges_txt: str, name: str) -> HFTokenizer:
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    merges = []
+    for line in merges_txt.splitlines():
+        if line.startswith("#version") or not line.strip():
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2:
+            raise TokenizerFileError(f"merges.txt: line {line[:40]!r} is not two tokens")
+        merges.append((parts[0], parts[1]))
+    try:
+        hf = Tokenizer(models.BPE(vocab, merges))
+    except Exception as e:  # noqa: BLE001
+        raise TokenizerFileError(f"{name} with merges.txt does not load: {str(e).splitlines()[0][:200]}") from None
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False)
+    hf.decoder = decoders.ByteLevel()
+    return HFTokenizer(hf=hf, name=Path(name).stem, byte_level=True)
+
+
+def _from_vocab_txt(text: str, name: str) -> HFTokenizer:
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
+    tokens = [line.rstrip("\r") for line in text.split("\n")]
+    if tokens and tokens[-1] == "":
+        tokens.pop()
+    if not tokens:
+        raise TokenizerFileError(f"{name} is empty")
+    vocab = {}
+    for i, t in enumerate(tokens):
+        vocab.setdefault(t, i)
+    unk = "[UNK]" if "[UNK]" in vocab else None
+    hf = Tokenizer(models.WordPiece(vocab, unk_token=unk or "[UNK]", max_input_chars_per_word=100))
+    lower = not any(t != t.lower() for t in tokens if not (t.startswith("[") and t.endswith("]")))
+    hf.normalizer = normalizers.BertNormalizer(lowercase=lower)
+    hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    hf.decoder = decoders.WordPiece()
+    return HFTokenizer(hf=hf, name=Path(name).stem, byte_level=False)
