@@ -84,15 +84,15 @@ def normalize(text: str, name: str = "none") -> str:
     return _hf_normalizer(name).normalize_str(text)
 
 
-_CLUSTER = regex.compile(r"\X", flags=regex.V1)
+_CLUSTER = regex.compile(r"\P{M}\p{M}*|\p{M}+")  # a character and its combining marks
 
 
 def normalize_aligned(text: str, name: str = "none") -> tuple[str, list[tuple[int, int]]]:
     """The normalized text and, for each of its characters, the [start, end) it came from.
 
     Normalizers work per character except for combining sequences (NFKC composes, strip_accents
-    drops marks), so each grapheme cluster is normalized on its own and its output characters all
-    point at the whole cluster. If that ever disagrees with normalizing the whole text, the
+    drops marks), so each character with its combining marks is normalized on its own and its
+    output characters all point at that group, as HF's own alignments do. If that ever disagrees with normalizing the whole text, the
     whole-text result wins and its characters are spread proportionally over the input.
     Example: normalize_aligned("Ab", "lowercase") == ("ab", [(0, 1), (1, 2)]).
     """
