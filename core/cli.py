@@ -67,6 +67,19 @@ def _parser() -> argparse.ArgumentParser:
     src.add_argument("--pretrained", metavar="NAME")
 
     sub.add_parser("pretrained", help="list the pretrained tokenizers that load offline")
+
+    k = sub.add_parser("count", help="count the words of large text files into a word-count table")
+    k.add_argument("inputs", nargs="+", metavar="INPUT")
+    k.add_argument("--pre-tokenizer", choices=PRE_TOKENIZERS, default="whitespace")
+    k.add_argument("--normalizer", choices=NORMALIZERS, default="none")
+    k.add_argument("--keep-newlines", action="store_true")
+    k.add_argument("--workers", type=int, help="processes (default: all cores)")
+    k.add_argument("--out", required=True, metavar="PATH", help="counts.parquet or counts.csv")
+
+    m = sub.add_parser("combine", help="sum word-count tables from many shards (DuckDB)")
+    m.add_argument("inputs", nargs="+", metavar="TABLE")
+    m.add_argument("--min-count", type=int, default=1)
+    m.add_argument("--out", required=True, metavar="PATH")
     return p
 
 
@@ -198,6 +211,35 @@ def _pretrained(args) -> int:
     return 0
 
 
+def _count(args) -> int:
+    from .scale import count_files, terminal_progress
+    if args.workers is not None and args.workers < 1:
+        raise ConfigError("--workers must be at least 1")
+    wc = count_files(args.inputs, args.pre_tokenizer, args.normalizer, keep_newlines=args.keep_newlines,
+                     workers=args.workers, progress=terminal_progress())
+    _write_table(wc, args.out)
+    return 0
+
+
+def _write_table(wc: WordCounts, out: str) -> None:
+    from .corpus import write_word_count_table
+    try:
+        write_word_count_table(wc, out)
+    except OSError as e:
+        raise ConfigError(f"cannot write {out}: {e.strerror or e}") from None
+
+
+def _combine(args) -> int:
+    from .scale import combine_tables
+    if args.min_count < 1:
+        raise ConfigError("--min-count must be at least 1")
+    try:
+        combine_tables(args.inputs, args.out, min_count=args.min_count)
+    except OSError as e:
+        raise ConfigError(f"cannot write {args.out}: {e.strerror or e}") from None
+    return 0
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -206,7 +248,9 @@ def main(argv: Optional[list[str]] = None) -> int:
             pass
     try:
         args = _parser().parse_args(argv)
-        return {"train": _train, "encode": _encode, "decode": _decode, "pretrained": _pretrained}[args.command](args)
+        commands = {"train": _train, "encode": _encode, "decode": _decode, "pretrained": _pretrained,
+                    "count": _count, "combine": _combine}
+        return commands[args.command](args)
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 2
     except PlaygroundError as e:
