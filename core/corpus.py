@@ -17,6 +17,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 import multiprocessing
+import threading
 
 from .errors import CorpusError
 from .pipeline import check_names, normalize, pre_tokenize_words, split_lines
@@ -87,6 +88,19 @@ def _chunks(text: str, size: int) -> list[str]:
     return out
 
 
+_worker_text = ""  # set in counting worker processes only (never in the parent): their corpus
+
+
+def _set_worker_text(text: str) -> None:
+    global _worker_text
+    _worker_text = text
+
+
+def _count_span(args) -> Counter:
+    start, end, pre_tokenizer, normalizer, keep_newlines = args
+    return _count_chunk((_worker_text[start:end], pre_tokenizer, normalizer, keep_newlines))
+
+
 def count_words(text: str, pre_tokenizer: str = "whitespace", normalizer: str = "none", *,
                 keep_newlines: bool = False, workers: int | None = None, progress=None) -> WordCounts:
     """Count the words of a text, read line by line as CLI.md says.
@@ -95,28 +109,42 @@ def count_words(text: str, pre_tokenizer: str = "whitespace", normalizer: str = 
     progress: optional callable(done_fraction) called as chunks finish.
     """
     check_names(normalizer=normalizer, pre_tokenizer=pre_tokenizer)
-    chunks = _chunks(text, _CHUNK_CHARS)
-    jobs = [(c, pre_tokenizer, normalizer, keep_newlines) for c in chunks]
     if workers is None:
-        workers = os.cpu_count() or 1 if len(text) >= PARALLEL_MIN_CHARS else 1
+        workers = (os.cpu_count() or 1) if len(text) >= PARALLEL_MIN_CHARS else 1
+    if pre_tokenizer == "jieba":
+        workers = 1  # jieba's dictionary load would be paid again in every worker
+    size = _CHUNK_CHARS if workers == 1 else max(_CHUNK_CHARS // 4, len(text) // (workers * 4) + 1)
+    chunks = _chunks(text, size)
     merged: Counter = Counter()
-    if workers > 1 and len(jobs) > 1 and pre_tokenizer != "jieba":
-        # spawn, not fork: the app's server is multi-threaded, and forking threads is unsafe
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            results = pool.map(_count_chunk, jobs)
-            for i, counter in enumerate(results):
+    if workers > 1 and len(chunks) > 1:
+        # The workers get the text once, at start (with fork: shared memory, nothing copied), and
+        # then only (start, end) spans, so no chunk is pickled.
+        spans, pos = [], 0
+        for c in chunks:
+            spans.append((pos, pos + len(c), pre_tokenizer, normalizer, keep_newlines))
+            pos += len(c)
+        with ProcessPoolExecutor(max_workers=workers, mp_context=process_context(),
+                                 initializer=_set_worker_text, initargs=(text,)) as pool:
+            for i, counter in enumerate(pool.map(_count_span, spans)):
                 _merge_in_order(merged, counter)
                 if progress:
-                    progress((i + 1) / len(jobs))
+                    progress((i + 1) / len(spans))
     else:
-        for i, job in enumerate(jobs):
-            _merge_in_order(merged, _count_chunk(job))
+        for i, chunk in enumerate(chunks):
+            _merge_in_order(merged, _count_chunk((chunk, pre_tokenizer, normalizer, keep_newlines)))
             if progress:
-                progress((i + 1) / len(jobs))
+                progress((i + 1) / len(chunks))
     if not merged:
         raise CorpusError("the corpus has no words: paste or upload some text")
     return WordCounts(tuple(merged), tuple(merged.values()))
+
+
+def process_context():
+    """fork where it is safe (a single-threaded process such as the CLI: no re-import, fast);
+    spawn in a multi-threaded one such as the app's server, where forking threads is unsafe."""
+    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
 
 
 def _merge_in_order(into: Counter, more: Counter) -> None:

@@ -14,7 +14,6 @@ Not here: training (trainer.py) reads the table these write.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from collections import Counter
@@ -22,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
-from .corpus import WordCounts, _count_chunk, _merge_in_order, write_word_count_table
+from .corpus import WordCounts, _count_chunk, _merge_in_order, process_context, write_word_count_table
 from .errors import CorpusError
 from .pipeline import check_names
 
@@ -86,8 +85,7 @@ def count_files(paths: Iterable, pre_tokenizer: str = "whitespace", normalizer: 
             if progress:
                 progress(done, total)
     else:
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=process_context()) as pool:
             pending = []
             for job in jobs():
                 pending.append((pool.submit(_count_chunk, job), len(job[0].encode("utf-8"))))

@@ -385,7 +385,7 @@ class _Trainer:
         pair_count, pair_words, words, counts = self.pair_count, self.pair_words, self.words, self.counts
         track_first = self.rule == "first"
         first_key = self.first_key
-        changes: Counter = Counter()
+        changes: dict = {}
         dirty: set = set()
         recompute: set = set()
         changed: list[ChangedWord] = []
@@ -395,10 +395,32 @@ class _Trainer:
         for wi in pair_words.pop(p):
             old = words[wi]
             n = len(old)
+            c = counts[wi]
+            # Rebuild the word left to right; at each merge, move the neighbours' pair counts
+            # (HF's Word::merge): (prev, a) -> (prev, ab) and (b, next) -> (ab, next). `prev` is
+            # the rebuilt word's last symbol, so `a b a b` nets (b, a) -1, (ab, ab) +1.
             new = []
+            created = []   # pairs with ab that this word now has (maybe cancelled later)
+            lost = []      # pairs this word had fewer of
             i = occ = 0
             while i < n:
                 if i < n - 1 and old[i] == a and old[i + 1] == b:
+                    if new:
+                        prev = new[-1]
+                        q = (prev, a)
+                        changes[q] = changes.get(q, 0) - c
+                        lost.append(q)
+                        q = (prev, ab)
+                        changes[q] = changes.get(q, 0) + c
+                        created.append(q)
+                    if i + 2 < n:
+                        nxt = old[i + 2]
+                        q = (b, nxt)
+                        changes[q] = changes.get(q, 0) - c
+                        lost.append(q)
+                        q = (ab, nxt)
+                        changes[q] = changes.get(q, 0) + c
+                        created.append(q)
                     new.append(ab)
                     i += 2
                     occ += 1
@@ -407,7 +429,6 @@ class _Trainer:
                     i += 1
             if not occ:
                 continue  # stale index entry
-            c = counts[wi]
             words[wi] = new
             changed_total += 1
             merged_tokens += occ * c
@@ -416,36 +437,32 @@ class _Trainer:
             freq[a] -= occ * c
             freq[b] -= occ * c
             freq[ab] += occ * c
-            old_pairs = Counter(zip(old, old[1:]))
-            new_pairs = Counter(zip(new, new[1:]))
-            for q, k in old_pairs.items():
-                d = new_pairs.get(q, 0) - k
-                if d:
-                    changes[q] += d * c
-                if track_first and q not in new_pairs and first_key.get(q, (-1,))[0] == wi:
-                    recompute.add(q)
-            new_offsets = self._offsets_of_pairs(new) if track_first else None
-            for q, k in new_pairs.items():
-                if q not in old_pairs:
-                    changes[q] += k * c
-                    lst = pair_words.get(q)
-                    if lst is None:
-                        pair_words[q] = [wi]
-                    elif lst[-1] < wi:
-                        lst.append(wi)
-                    else:
-                        j = bisect_left(lst, wi)
-                        if j == len(lst) or lst[j] != wi:
-                            lst.insert(j, wi)
-                if track_first:
+            for q in created:
+                lst = pair_words.get(q)
+                if lst is None:
+                    pair_words[q] = [wi]
+                elif lst[-1] < wi:
+                    lst.append(wi)
+                elif lst[-1] != wi:  # a reused token id: keep the list sorted
+                    j = bisect_left(lst, wi)
+                    if j == len(lst) or lst[j] != wi:
+                        lst.insert(j, wi)
+            if track_first:
+                new_offsets = self._offsets_of_pairs(new)
+                for q in lost:
+                    if q not in new_offsets and first_key.get(q, (-1,))[0] == wi:
+                        recompute.add(q)
+                for q, off in new_offsets.items():
                     cur = first_key.get(q)
                     if cur is None or cur[0] >= wi:
-                        cand = (wi, new_offsets[q])
+                        cand = (wi, off)
                         if cur != cand:
                             first_key[q] = cand
                             dirty.add(q)
         self.total_tokens -= merged_tokens
 
+        changes.pop(p, None)  # the merged pair is gone from every word it was in
+        recompute.discard(p)
         for q, d in changes.items():
             n = pair_count.get(q, 0) + d
             if n > 0:
