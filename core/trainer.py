@@ -34,7 +34,7 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field, asdict
 from fractions import Fraction
-from typing import Callable, Optional
+from typing import Callable, NamedTuple, Optional
 
 from .bytelevel import byte_to_char, to_byte_chars
 from .corpus import WordCounts
@@ -112,15 +112,13 @@ class TrainConfig:
         return self.score if self.model == "wordpiece" else None
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):   # NamedTuple, not a dataclass: ten are built per merge, fast
     pair: tuple[str, str]
     count: int
     score: Optional[Fraction]   # likelihood: exact fraction; frequency: == count; BPE: None
 
 
-@dataclass(frozen=True)
-class ChangedWord:
+class ChangedWord(NamedTuple):
     before: tuple[str, ...]
     after: tuple[str, ...]
     count: int
@@ -359,7 +357,9 @@ class _Trainer:
                 off += units[syms[j]]
         raise AssertionError(f"pair {p} has a count but no word")  # pragma: no cover
 
-    def merge(self, p: tuple[int, int], step_index: int) -> MergeStep:
+    def merge(self, cand_pairs: list[tuple[int, int]], step_index: int) -> MergeStep:
+        """Merge the best pair (cand_pairs[0]; the rest are the recorded runners-up)."""
+        p = cand_pairs[0]
         a, b = p
         vocab = self.vocab
         count = self.pair_count[p]
@@ -367,10 +367,13 @@ class _Trainer:
         tied = self.value_hist[value]
         first_word = self.word_counts.words[self.first_key[p][0]] if self.rule == "first" else \
             self.word_counts.words[self._first_occurrence(p)[0]]
-        cand_pairs = self._pop_best(self.config.top_k)
-        candidates = tuple(
-            Candidate((vocab[x], vocab[y]), self.pair_count[(x, y)], self._score_of((x, y)))
-            for x, y in cand_pairs)
+        pair_count, pair_value = self.pair_count, self.pair_value
+        if self.model == "wordpiece":
+            candidates = tuple(Candidate((vocab[x], vocab[y]), pair_count[(x, y)],
+                                         self._score_value(pair_count[(x, y)], pair_value[(x, y)]))
+                               for x, y in cand_pairs)
+        else:
+            candidates = tuple(Candidate((vocab[x], vocab[y]), pair_count[(x, y)], None) for x, y in cand_pairs)
 
         token = join_symbols(vocab[a], vocab[b], self.model)
         new_id = self.token_id.get(token)
@@ -510,9 +513,6 @@ class _Trainer:
             return None
         return value if self.likelihood else Fraction(count)
 
-    def _score_of(self, p):
-        return self._score_value(self.pair_count[p], self.pair_value[p])
-
     def final_tokens(self) -> tuple[tuple[str, int], ...]:
         freq: dict[int, int] = {}
         for syms, c in zip(self.words, self.counts):
@@ -548,12 +548,12 @@ def train(words: WordCounts, config: TrainConfig,
         if config.max_merges is not None and len(steps) >= config.max_merges:
             stop = "maximum number of merges reached"
             break
-        best = trainer._pop_best(1)
+        best = trainer._pop_best(config.top_k)
         if not best:
             stop = ("no pair occurs at least %d times" % config.min_frequency if config.min_frequency > 1
                     else "no pair left to merge")
             break
-        steps.append(trainer.merge(best[0], len(steps) + 1))
+        steps.append(trainer.merge(best, len(steps) + 1))
         if progress and len(steps) % 200 == 0:
             progress(len(steps), planned)
     if progress:
