@@ -87,13 +87,22 @@ def alphabet_size(words: WordCounts, config: TrainConfig) -> int:
 
 
 def words_for(preset: Preset, config: TrainConfig) -> WordCounts:
-    """The words a trainer with `config` sees on this preset's corpus (tables are used as is)."""
+    """The words a trainer with `config` sees on this preset's corpus (tables are used as is).
+    Counted once per (preset, pre-tokenizer, normalizer, line breaks) and cached: the result is
+    immutable, and the app reuses it instead of counting the KJV again."""
     table = preset.corpus_word_counts()
     if table is not None:
         return table
     cfg = config.resolved()
-    return count_words(preset.corpus_text() or "", cfg.pre_tokenizer, cfg.normalizer,
-                       keep_newlines=cfg.keep_newlines)
+    return _preset_words(preset.key, cfg.pre_tokenizer, cfg.normalizer, cfg.keep_newlines)
+
+
+@lru_cache(maxsize=16)
+def _preset_words(key: str, pre_tokenizer: str, normalizer: str, keep_newlines: bool) -> WordCounts:
+    # One process: on two cores, parallel counting gained nothing on the KJV, and a spawned worker
+    # re-imports the caller's __main__ (under Streamlit, the page script being run).
+    return count_words(get_preset(key).corpus_text() or "", pre_tokenizer, normalizer,
+                       keep_newlines=keep_newlines, workers=1)
 
 
 @lru_cache(maxsize=None)

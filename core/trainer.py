@@ -38,7 +38,7 @@ from typing import Callable, NamedTuple, Optional
 
 from .bytelevel import byte_to_char, to_byte_chars
 from .corpus import WordCounts
-from .errors import ConfigError
+from .errors import ConfigError, CorpusError
 from .pipeline import DEFAULT_PRE_TOKENIZER, NORMALIZERS, PRE_TOKENIZERS
 
 MODELS = ("bpe", "bbpe", "wordpiece")
@@ -119,8 +119,10 @@ class Candidate(NamedTuple):   # NamedTuple, not a dataclass: ten are built per 
 
 
 class ChangedWord(NamedTuple):
-    before: tuple[str, ...]
-    after: tuple[str, ...]
+    """A word a merge changed, as token ids (spell them with Trace.spell): kept as ids because
+    turning them into strings at every step cost a fifth of the training time."""
+    before: tuple[int, ...]
+    after: tuple[int, ...]
     count: int
 
 
@@ -136,7 +138,7 @@ class MergeStep:
     tied: int                       # distinct pairs that shared the winning value (1: no tie)
     first_word: str                 # where the winner occurs first now (the `first` rule's reason)
     candidates: tuple[Candidate, ...]
-    changed_words: tuple[ChangedWord, ...]   # the first MAX_CHANGED_WORDS, in corpus order
+    changed_words: tuple[ChangedWord, ...]   # the first MAX_CHANGED_WORDS, in corpus order (ids)
     changed_words_total: int
     total_tokens: int               # tokens in the whole corpus after this step
     vocab_size: int                 # after this step
@@ -163,6 +165,10 @@ class Trace:
     @property
     def token_to_id(self) -> dict[str, int]:
         return {t: i for i, t in enumerate(self.vocab)}
+
+    def spell(self, ids) -> tuple[str, ...]:
+        """Token ids as token strings: spell(step.changed_words[0].after) == ("n", "e", "w", "es", "t")."""
+        return tuple(self.vocab[i] for i in ids)
 
     @property
     def unk_token(self) -> Optional[str]:
@@ -436,7 +442,7 @@ class _Trainer:
             changed_total += 1
             merged_tokens += occ * c
             if len(changed) < MAX_CHANGED_WORDS:
-                changed.append(ChangedWord(tuple(vocab[s] for s in old), tuple(vocab[s] for s in new), c))
+                changed.append(ChangedWord(tuple(old), tuple(new), c))
             freq[a] -= occ * c
             freq[b] -= occ * c
             freq[ab] += occ * c
@@ -530,13 +536,13 @@ def train(words: WordCounts, config: TrainConfig,
     """
     config = config.resolved()
     if not len(words):
-        raise ConfigError("the corpus has no words to train on")
+        raise CorpusError("the corpus has no words to train on")
     trainer = _Trainer(words, config)
     base = len(trainer.vocab)
     if config.vocab_size < base:
         raise ConfigError(f"vocabulary size {config.vocab_size} is below the alphabet: this corpus needs "
-                          f"at least {base} ({len(trainer.specials)} special tokens + "
-                          f"{len(trainer.alphabet)} initial symbols)")
+                          f"at least {base} ({_plural(len(trainer.specials), 'special token')} + "
+                          f"{_plural(len(trainer.alphabet), 'initial symbol')})")
     planned = config.vocab_size - base
     if config.max_merges is not None:
         planned = min(planned, config.max_merges)
@@ -563,3 +569,7 @@ def train(words: WordCounts, config: TrainConfig,
                  initial_total_tokens=trainer.initial_total_tokens,
                  words=words, final_tokens=trainer.final_tokens(), stop_reason=stop)
 
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
