@@ -190,21 +190,48 @@ class TrainedTokenizer:
                     codes[u] = chr(0xF0000 + len(codes)) if len(codes) < 0xFFFD else chr(0x100000 + len(codes) - 0xFFFD)
         return codes, tuple("".join(codes[u] for u in c) for c in self.greedy_candidates)
 
+    @cached_property
+    def _greedy_rank(self) -> tuple[dict[str, int], int]:
+        """Candidate (coded) -> its place in greedy's order, and the longest candidate's length."""
+        _, cands = self._greedy_codes
+        rank: dict[str, int] = {}
+        for i, c in enumerate(cands):
+            rank.setdefault(c, i)
+        return rank, max((len(c) for c in cands), default=0)
+
     def _greedy_runs(self, units: list[str]) -> list[tuple[int, int, bool]]:
         """Seed 002's recursion; (start, end, known) runs, an unmatched piece as one unknown run."""
         codes, cands = self._greedy_codes
         word = "".join(codes.get(u, "\uFFFF") for u in units)  # a unit no candidate has matches nothing
         out: list[tuple[int, int, bool]] = []
 
+        rank, longest = self._greedy_rank
+
+        def first_match(piece: str, first: int) -> int:
+            """The first candidate at or after `first` that occurs in the piece, or -1. A short
+            piece looks up its own substrings (fewer than the candidates); a long one scans."""
+            n = len(piece)
+            if n <= 64:
+                best = -1
+                for i in range(n):
+                    for j in range(i + 1, min(n, i + longest) + 1):
+                        r = rank.get(piece[i:j], -1)
+                        if r >= first and (best < 0 or r < best):
+                            best = r
+                return best
+            for i in range(first, len(cands)):
+                if cands[i] in piece:
+                    return i
+            return -1
+
         def split(start: int, end: int, first: int) -> None:
             if start == end:
                 return
             piece = word[start:end]
-            for i in range(first, len(cands)):
+            i = first_match(piece, first)
+            if i >= 0:
                 tok = cands[i]
                 pos = piece.find(tok)
-                if pos < 0:
-                    continue
                 cursor = 0
                 while pos >= 0:
                     split(start + cursor, start + pos, i + 1)
@@ -259,6 +286,32 @@ class TrainedTokenizer:
         first = self._encode_one(text, encoder)
         second = self._encode_one(pair, encoder) if pair is not None else None
         return self._post_process(first, second, add_special_tokens, encoder)
+
+    @cached_property
+    def _hf_runtime(self):
+        """The same tokenizer in HF's Rust runtime, or None where tokenizer.json cannot express it
+        (tests/test_formats.py shows the two encode identically where it can)."""
+        from .formats import _hf_components, hf_expressible
+        if hf_expressible(self.config) is not None:
+            return None
+        if self.config.model != "bbpe" and not self.unk_token:
+            return None  # HF BPE drops what it cannot cover; ours refuses and names it
+        hf = _hf_components(self)
+        hf.encode_special_tokens = True
+        return hf
+
+    def encode_fast(self, text: str, encoder: Optional[str] = None) -> Encoding:
+        """encode(), carried by HF's runtime for the default encoder where it encodes identically;
+        the readable encoders above stay the reference and the source of the step-by-step views.
+        Text the vocabulary cannot cover goes through encode(), which names what is missing."""
+        encoder = encoder or self.default_encoder
+        hf = self._hf_runtime if encoder == self.default_encoder else None
+        if hf is None:
+            return self.encode(text, encoder)
+        e = hf.encode(text, add_special_tokens=False)
+        tokens = tuple(e.tokens)
+        return Encoding(ids=tuple(e.ids), tokens=tokens, token_bytes=tuple(self.token_bytes_of(t) for t in tokens),
+                        offsets=tuple(tuple(o) for o in e.offsets), encoder=encoder)
 
     def _encode_one(self, text: str, encoder: str) -> list[tuple[int, str, bytes, tuple[int, int]]]:
         config = self.config
