@@ -35,6 +35,7 @@ _SETTINGS = "pg_settings"
 _RESULTS = "pg_results"
 _STEP = "pg_step"
 _NOTICE = "pg_notice"
+_IMPORTED = "pg_imported"
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def init(session: Optional[MutableMapping] = None) -> None:
     """Set every default once; app.py calls this before any page runs."""
     ss = _ss(session)
     defaults = {_CORPUS: None, _SETTINGS: Settings(), _RESULTS: None,
-                _STEP: {m: 0 for m in MODELS}, _NOTICE: None}
+                _STEP: {m: 0 for m in MODELS}, _NOTICE: None, _IMPORTED: {}}
     for key, value in defaults.items():
         if key not in ss:
             ss[key] = value
@@ -170,6 +171,25 @@ def set_step(model: str, step: int, session: Optional[MutableMapping] = None) ->
     steps = dict(_get(_STEP, session))
     steps[model] = max(0, int(step))
     _ss(session)[_STEP] = steps
+
+
+# -- tokenizer files imported on the Inspect page (usable on Compare): name -> tokenizer
+
+def get_imported(session: Optional[MutableMapping] = None) -> dict:
+    """name -> TrainedTokenizer or core.formats.HFTokenizer, in import order."""
+    return dict(_get(_IMPORTED, session))
+
+
+def add_imported(name: str, tokenizer: Any, session: Optional[MutableMapping] = None) -> None:
+    imported = dict(_get(_IMPORTED, session))
+    imported[name] = tokenizer
+    _ss(session)[_IMPORTED] = imported
+
+
+def remove_imported(name: str, session: Optional[MutableMapping] = None) -> None:
+    imported = dict(_get(_IMPORTED, session))
+    imported.pop(name, None)
+    _ss(session)[_IMPORTED] = imported
 
 
 # -- one-shot messages from callbacks (shown by the page, then gone)
