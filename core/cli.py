@@ -134,6 +134,7 @@ def trace_json(trace: Trace) -> dict:
         } for s in trace.steps],
         "vocab": {t: i for i, t in enumerate(trace.vocab)},
         "stop_reason": trace.stop_reason,
+        "notes": list(trace.notes),
     }
 
 
@@ -160,6 +161,8 @@ def _train(args) -> int:
         tie = f", {s.tied} tied" if s.tied > 1 else ""
         out.write(f"{s.index:>6}  {s.pair[0]} + {s.pair[1]} -> {s.token}  (id {s.id}, count {s.count}{score}{tie})\n")
     out.write(f"{len(trace.steps)} merges, vocabulary {len(trace.vocab)}; stopped: {trace.stop_reason}\n")
+    for note in trace.notes:
+        out.write(f"note: {note}\n")
     return 0
 
 

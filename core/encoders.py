@@ -16,6 +16,7 @@ Example: TrainedTokenizer.from_trace(seed_004_trace).encode("lows").tokens == ("
 """
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional, Sequence
@@ -127,35 +128,61 @@ class TrainedTokenizer:
 
     def _merges_runs(self, units: list[str]) -> list[tuple[int, int]]:
         """Apply the merges in learned order: the next merge to apply is the lowest-ranked one
-        above the last applied that occurs in the word; it merges left to right, non-overlapping."""
+        above the last applied that occurs in the word; it merges left to right, non-overlapping.
+
+        A heap of (rank, start) over adjacent pairs does that in O(n log n), so a word of a
+        million characters costs seconds, not hours: equal ranks pop left to right, an entry
+        whose left symbol was consumed or changed is skipped, and a new pair only takes a rank
+        above the one being applied (a reused token can't re-apply an earlier merge).
+        """
+        n = len(units)
+        if n < 2:
+            return [(0, n)] if n else []
+        ranks, merges = self.merge_ranks, self.merges
         toks = list(units)
-        spans = [(i, i + 1) for i in range(len(units))]
-        ranks = self.merge_ranks
-        last = -1
-        while len(toks) > 1:
-            best = None
-            for j in range(len(toks) - 1):
-                rs = ranks.get((toks[j], toks[j + 1]))
-                if rs:
-                    r = next((r for r in rs if r > last), None)
-                    if r is not None and (best is None or r < best):
-                        best = r
-            if best is None:
-                break
-            a, b = self.merges[best]
-            merged = self._merged_token(a, b)
-            new_toks, new_spans, j = [], [], 0
-            while j < len(toks):
-                if j < len(toks) - 1 and toks[j] == a and toks[j + 1] == b:
-                    new_toks.append(merged)
-                    new_spans.append((spans[j][0], spans[j + 1][1]))
-                    j += 2
-                else:
-                    new_toks.append(toks[j])
-                    new_spans.append(spans[j])
-                    j += 1
-            toks, spans, last = new_toks, new_spans, best
-        return spans
+        nxt = list(range(1, n + 1))
+        prv = list(range(-1, n - 1))
+        end = list(range(1, n + 1))
+        alive = [True] * n
+
+        def rank_above(x: str, y: str, floor: int) -> Optional[int]:
+            rs = ranks.get((x, y))
+            if rs:
+                for r in rs:
+                    if r > floor:
+                        return r
+            return None
+
+        heap = []
+        for i in range(n - 1):
+            r = rank_above(toks[i], toks[i + 1], -1)
+            if r is not None:
+                heap.append((r, i))
+        heapq.heapify(heap)
+        while heap:
+            r, i = heapq.heappop(heap)
+            j = nxt[i]
+            if not alive[i] or j >= n or merges[r] != (toks[i], toks[j]):
+                continue  # stale: a neighbour was merged since this entry was pushed
+            toks[i] = self._merged_token(toks[i], toks[j])
+            end[i] = end[j]
+            alive[j] = False
+            k = nxt[i] = nxt[j]
+            if k < n:
+                prv[k] = i
+                rr = rank_above(toks[i], toks[k], r)
+                if rr is not None:
+                    heapq.heappush(heap, (rr, i))
+            h = prv[i]
+            if h >= 0:
+                rr = rank_above(toks[h], toks[i], r)
+                if rr is not None:
+                    heapq.heappush(heap, (rr, h))
+        runs, i = [], 0
+        while i < n:
+            runs.append((i, end[i]))
+            i = nxt[i]
+        return runs
 
     def _merged_token(self, a: str, b: str) -> str:
         if self.config.model == "wordpiece":

@@ -49,6 +49,10 @@ END_OF_WORD = "</w>"
 CONTINUATION = "##"
 MAX_VOCAB_SIZE = 1_000_000
 MAX_CHANGED_WORDS = 20  # words kept per step for display; the exact total is kept beside them
+# A merge costs Python work in proportion to the length of each word it touches, so a 5 MB line
+# without spaces (one "word") would take minutes per merge. Longer words are cut into pieces of
+# this many characters before training, and the trace says so.
+MAX_WORD_CHARS = 10_000
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,7 @@ class Trace:
     final_tokens: tuple[tuple[str, int], ...] = field(default=())  # final segmentation's tokens
                                      # with their frequency, first-appearance order (greedy's input)
     stop_reason: str = ""
+    notes: tuple[str, ...] = ()      # what was changed about the input before training, and why
 
     @property
     def merges(self) -> list[tuple[str, str]]:
@@ -350,17 +355,22 @@ class _Trainer:
         return out
 
     def _first_occurrence(self, p) -> tuple[int, int]:
+        """(word index, unit offset) of the pair's first occurrence now; prunes the word list."""
         lst = self.pair_words[p]
+        x, y = p
+        units = self.units
         for i, wi in enumerate(lst):
             syms = self.words[wi]
-            off = 0
-            units = self.units
-            for j in range(len(syms) - 1):
-                if syms[j] == p[0] and syms[j + 1] == p[1]:
+            j = -1
+            while True:
+                try:
+                    j = syms.index(x, j + 1)
+                except ValueError:
+                    break
+                if j + 1 < len(syms) and syms[j + 1] == y:
                     if i:
                         del lst[:i]  # words before it no longer contain the pair
-                    return (wi, off)
-                off += units[syms[j]]
+                    return (wi, sum(map(units.__getitem__, syms[:j])))
         raise AssertionError(f"pair {p} has a count but no word")  # pragma: no cover
 
     def merge(self, cand_pairs: list[tuple[int, int]], step_index: int) -> MergeStep:
@@ -401,43 +411,61 @@ class _Trainer:
         changed_total = 0
         merged_tokens = 0
         freq = self.symbol_freq
+        units = self.units
         for wi in pair_words.pop(p):
             old = words[wi]
             n = len(old)
             c = counts[wi]
-            # Rebuild the word left to right; at each merge, move the neighbours' pair counts
-            # (HF's Word::merge): (prev, a) -> (prev, ab) and (b, next) -> (ab, next). `prev` is
-            # the rebuilt word's last symbol, so `a b a b` nets (b, a) -1, (ab, ab) +1.
-            new = []
-            created = []   # pairs with ab that this word now has (maybe cancelled later)
-            lost = []      # pairs this word had fewer of
-            i = occ = 0
-            while i < n:
-                if i < n - 1 and old[i] == a and old[i + 1] == b:
-                    if new:
-                        prev = new[-1]
-                        q = (prev, a)
-                        changes[q] = changes.get(q, 0) - c
-                        lost.append(q)
-                        q = (prev, ab)
-                        changes[q] = changes.get(q, 0) + c
-                        created.append(q)
-                    if i + 2 < n:
-                        nxt = old[i + 2]
-                        q = (b, nxt)
-                        changes[q] = changes.get(q, 0) - c
-                        lost.append(q)
-                        q = (ab, nxt)
-                        changes[q] = changes.get(q, 0) + c
-                        created.append(q)
-                    new.append(ab)
-                    i += 2
-                    occ += 1
-                else:
-                    new.append(old[i])
-                    i += 1
+            # Rebuild the word left to right, jumping from one `a` to the next with list.index
+            # and copying the stretches between by slices (C speed: a word of a million symbols
+            # costs milliseconds). At each merge, move the neighbours' pair counts (HF's
+            # Word::merge): (prev, a) -> (prev, ab) and (b, next) -> (ab, next). `prev` is the
+            # rebuilt word's last symbol, so `a b a b` nets (b, a) -1, (ab, ab) +1.
+            new: list[int] = []
+            created = []   # (pair with ab, unit offset of its left symbol), left to right
+            lost = []      # pairs this word has fewer of
+            i = occ = off = 0   # off: unit offset of the end of `new` (rule `first` only)
+            merged_until = -1   # where the last merge ended in `old`
+            while True:
+                try:
+                    j = old.index(a, i)
+                except ValueError:
+                    break
+                if j + 1 >= n or old[j + 1] != b:
+                    if track_first:
+                        off += sum(map(units.__getitem__, old[i:j + 1]))
+                    new += old[i:j + 1]
+                    i = j + 1
+                    continue
+                if j > i:
+                    if track_first:
+                        off += sum(map(units.__getitem__, old[i:j]))
+                    new += old[i:j]
+                elif j == merged_until and j + 1 < n:
+                    created.pop()  # `a b a b`: the (ab, a) the last merge made is merged away
+                if new:
+                    prev = new[-1]
+                    q = (prev, a)
+                    changes[q] = changes.get(q, 0) - c
+                    lost.append(q)
+                    q = (prev, ab)
+                    changes[q] = changes.get(q, 0) + c
+                    created.append((q, off - units[prev]))
+                if j + 2 < n:
+                    nxt = old[j + 2]
+                    q = (b, nxt)
+                    changes[q] = changes.get(q, 0) - c
+                    lost.append(q)
+                    q = (ab, nxt)
+                    changes[q] = changes.get(q, 0) + c
+                    created.append((q, off))
+                new.append(ab)
+                off += units[ab]
+                i = merged_until = j + 2
+                occ += 1
             if not occ:
                 continue  # stale index entry
+            new += old[i:]
             words[wi] = new
             changed_total += 1
             merged_tokens += occ * c
@@ -446,28 +474,28 @@ class _Trainer:
             freq[a] -= occ * c
             freq[b] -= occ * c
             freq[ab] += occ * c
-            for q in created:
+            for q, q_off in created:
                 lst = pair_words.get(q)
                 if lst is None:
                     pair_words[q] = [wi]
                 elif lst[-1] < wi:
                     lst.append(wi)
                 elif lst[-1] != wi:  # a reused token id: keep the list sorted
-                    j = bisect_left(lst, wi)
-                    if j == len(lst) or lst[j] != wi:
-                        lst.insert(j, wi)
-            if track_first:
-                new_offsets = self._offsets_of_pairs(new)
-                for q in lost:
-                    if q not in new_offsets and first_key.get(q, (-1,))[0] == wi:
-                        recompute.add(q)
-                for q, off in new_offsets.items():
+                    k = bisect_left(lst, wi)
+                    if k == len(lst) or lst[k] != wi:
+                        lst.insert(k, wi)
+                if track_first:
                     cur = first_key.get(q)
-                    if cur is None or cur[0] >= wi:
-                        cand = (wi, off)
-                        if cur != cand:
-                            first_key[q] = cand
-                            dirty.add(q)
+                    cand = (wi, q_off)
+                    if cur is None or cand < cur:
+                        first_key[q] = cand
+                        dirty.add(q)
+            if track_first:
+                # A pair whose first occurrence was in this word and lost one here may now
+                # occur first later in it, or in another word: look again once all are merged.
+                for q in lost:
+                    if first_key.get(q, (-1,))[0] == wi:
+                        recompute.add(q)
         self.total_tokens -= merged_tokens
 
         changes.pop(p, None)  # the merged pair is gone from every word it was in
@@ -537,6 +565,7 @@ def train(words: WordCounts, config: TrainConfig,
     config = config.resolved()
     if not len(words):
         raise CorpusError("the corpus has no words to train on")
+    words, notes = cut_long_words(words)
     trainer = _Trainer(words, config)
     base = len(trainer.vocab)
     if config.vocab_size < base:
@@ -567,7 +596,25 @@ def train(words: WordCounts, config: TrainConfig,
     return Trace(config=config, special_tokens=tuple(trainer.specials), alphabet=tuple(trainer.alphabet),
                  vocab=tuple(trainer.vocab), steps=tuple(steps),
                  initial_total_tokens=trainer.initial_total_tokens,
-                 words=words, final_tokens=trainer.final_tokens(), stop_reason=stop)
+                 words=words, final_tokens=trainer.final_tokens(), stop_reason=stop, notes=notes)
+
+
+def cut_long_words(words: WordCounts, limit: int = MAX_WORD_CHARS) -> tuple[WordCounts, tuple[str, ...]]:
+    """Words longer than `limit` characters cut into pieces of `limit` (see MAX_WORD_CHARS)."""
+    if all(len(w) <= limit for w in words.words):
+        return words, ()
+    pairs, cut = [], 0
+    for w, c in zip(words.words, words.counts):
+        if len(w) <= limit:
+            pairs.append((w, c))
+        else:
+            cut += 1
+            pairs.extend((w[i:i + limit], c) for i in range(0, len(w), limit))
+    longest = max(len(w) for w in words.words)
+    note = (f"{_plural(cut, 'word')} longer than {limit:,} characters (the longest: {longest:,}) "
+            f"were cut into pieces of {limit:,} for training; a pre-tokenizer that splits them "
+            "(e.g. chars or gpt2) avoids this")
+    return WordCounts.from_pairs(pairs), (note,)
 
 
 

@@ -438,3 +438,28 @@ def test_trace_invariants_on_kjv(model, end_of_word, score):
     tr = train(count_words(text, cfg.resolved().pre_tokenizer), cfg)
     assert tr.steps
     check_invariants(tr, cfg)
+
+
+@pytest.mark.parametrize("tie_break", ["first", "hf", "lexical"])
+@pytest.mark.parametrize("model,end_of_word,score", [("bpe", "none", "likelihood"), ("bpe", "symbol", "likelihood"),
+                                                     ("wordpiece", "none", "likelihood")])
+@settings(max_examples=max(EXAMPLES // 2, 10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pairs=st.lists(st.tuples(st.text(alphabet="ab", min_size=20, max_size=120), st.integers(1, 3)),
+                      min_size=1, max_size=4),
+       extra=st.integers(0, 30))
+def test_long_repetitive_words_equal_reference(model, end_of_word, score, tie_break, pairs, extra):
+    """Long words over two letters: runs like `a b a b a b` where a merge undoes the pair the
+    previous merge made, overlapping `a a a`, many occurrences per word, reused tokens."""
+    wc = WordCounts.from_pairs(pairs)
+    opts = dict(model=model, end_of_word=end_of_word, score=score, tie_break=tie_break, top_k=3)
+    base = len(reference_train(wc.as_pairs(), vocab_size=0, **opts).vocab)
+    ref = reference_train(wc.as_pairs(), vocab_size=base + extra, **opts)
+    tr = train(wc, TrainConfig(vocab_size=base + extra, **opts))
+    assert steps_of(tr) == [s.key() for s in ref.steps]
+    assert [(s.first_word, s.total_tokens) for s in tr.steps] == [(s.first_word, s.total_tokens) for s in ref.steps]
+
+
+def test_words_longer_than_the_limit_are_cut_and_said():
+    wc = WordCounts(("ab" * 6000, "abc"), (1, 2))
+    tr = train(wc, TrainConfig(model="bpe", vocab_size=20))
+    assert max(len(w) for w in tr.words.words) == 10_000 and tr.notes and "cut into pieces" in tr.notes[0]
