@@ -3,12 +3,23 @@
 Every run: page config, session defaults (once), the navigation, the page, then the sidebar's
 status (drawn after the page so it already shows what the page just trained).
 """
+import sys
+
 import streamlit as st
 
+from core.errors import PlaygroundError
 from playground import state, views
+from playground.startup import startup_corpus
 
 st.set_page_config(page_title="Tokenizer Playground", page_icon=":material/token:", layout="wide")
 state.init()
+if state.first_run():
+    try:  # `streamlit run app.py -- --corpus PATH`: start every session with that corpus
+        corpus = startup_corpus(sys.argv[1:])
+        if corpus is not None and state.get_corpus() is None:
+            state.set_corpus(corpus)
+    except PlaygroundError as e:
+        state.set_notice("error", f"{e}")
 
 page = st.navigation([
     st.Page("pages/corpus.py", title="Corpus", icon=":material/description:", default=True),

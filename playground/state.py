@@ -36,6 +36,7 @@ _RESULTS = "pg_results"
 _STEP = "pg_step"
 _NOTICE = "pg_notice"
 _IMPORTED = "pg_imported"
+_STARTED = "pg_started"
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,15 @@ def remove_imported(name: str, session: Optional[MutableMapping] = None) -> None
     _ss(session)[_IMPORTED] = imported
 
 
+def first_run(session: Optional[MutableMapping] = None) -> bool:
+    """True once per browser session: for what a session does when it starts."""
+    ss = _ss(session)
+    if ss.get(_STARTED):
+        return False
+    ss[_STARTED] = True
+    return True
+
+
 # -- one-shot messages from callbacks (shown by the page, then gone)
 
 def set_notice(kind: str, text: str, session: Optional[MutableMapping] = None) -> None:
@@ -225,3 +235,28 @@ def set_widget(key: str, value: Any, session: Optional[MutableMapping] = None) -
 def widget_value(key: str, default: Any = None, session: Optional[MutableMapping] = None) -> Any:
     ss = _ss(session)
     return ss[key] if key in ss else default
+
+
+# -- the Merges page's view: which tokenizer, lockstep, autoplay (kept across page switches)
+
+_MERGES_VIEW = "pg_merges_view"
+
+
+@dataclass(frozen=True)
+class MergesView:
+    """What the Merges page shows besides the steps (those are `get_step`)."""
+    model: str = "bpe"                  # the tokenizer in view (and whose details are drawn)
+    lockstep: bool = False              # all three side by side at one step index
+    speed: float = 1.0                  # autoplay: seconds per step
+    playing: bool = False
+    played_at: float = 0.0              # time.monotonic() of the last autoplay step
+    tree_token: Optional[str] = None    # merge tree of this token; None: the current step's token
+    url: tuple = ()                     # the query parameters last read or written, sorted items
+
+
+def get_merges_view(session: Optional[MutableMapping] = None) -> MergesView:
+    return _ss(session).get(_MERGES_VIEW) or MergesView()
+
+
+def set_merges_view(view: MergesView, session: Optional[MutableMapping] = None) -> None:
+    _ss(session)[_MERGES_VIEW] = view

@@ -1,0 +1,53 @@
+"""A corpus named on the command line: `streamlit run app.py -- --corpus PATH`.
+
+PATH is a UTF-8 text file, or a word-count table (.csv/.tsv with header `word,count`, or
+.parquet, e.g. one written by `python -m core count`): the way in for corpora too large to upload.
+Every new browser session starts with it.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Optional, Sequence
+
+import streamlit as st
+
+from core.corpus import decode_text, read_word_count_table
+from core.errors import CorpusError
+from playground.state import Corpus
+
+TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
+
+
+def corpus_path(argv: Sequence[str]) -> Optional[str]:
+    """The --corpus argument of the app's own command line (after `--`), if any."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--corpus")
+    args, _ = parser.parse_known_args(list(argv))
+    return args.corpus
+
+
+def load_corpus_file(path: str) -> Corpus:
+    """A Corpus from a file, or CorpusError with a one-line reason."""
+    p = Path(path)
+    try:
+        stamp = p.stat().st_mtime_ns
+    except OSError as e:
+        raise CorpusError(f"the corpus named on the command line cannot be read: {path} ({e.strerror})") from None
+    return _cached_corpus_file(str(p.resolve()), stamp)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Reading the corpus named on the command line…")
+def _cached_corpus_file(path: str, _stamp: int) -> Corpus:
+    # one read per file version for all sessions; Corpus is immutable, so sharing it is safe
+    p = Path(path)
+    data = p.read_bytes()
+    if p.suffix.lower() in TABLE_SUFFIXES:
+        return Corpus.from_table(p.name, read_word_count_table(data, p.name), "command line")
+    return Corpus.from_text(p.name, decode_text(data, p.name), "command line")
+
+
+def startup_corpus(argv: Sequence[str]) -> Optional[Corpus]:
+    path = corpus_path(argv)
+    return load_corpus_file(os.path.expanduser(path)) if path else None
