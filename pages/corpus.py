@@ -267,6 +267,9 @@ if results is not None:
         st.caption(f"Trained on an earlier corpus: {views.md_escape(results.corpus_name)}. Press Train for this one.")
     rows = [{"tokenizer": MODEL_LABELS[m], **views.trace_summary(t)} for m, t in results.traces().items()]
     st.dataframe(rows, hide_index=True)
+    for model, trace in results.traces().items():
+        for note in trace.notes:
+            st.warning(f"{MODEL_LABELS[model]}: {note}.", icon=":material/content_cut:")
     links = st.columns(3)
     links[0].page_link("pages/merges.py", label="Step through the merges", icon=":material/call_merge:")
     links[1].page_link("pages/compare.py", label="Compare the tokenizers", icon=":material/compare_arrows:")
