@@ -1,23 +1,250 @@
-"""Compare page (placeholder): will put the trained tokenizers and pretrained ones side by side.
+"""Compare page: one text, up to seven tokenizers side by side (Tiktokenizer style).
 
-To come: one text encoded by BPE, byte-level BPE, WordPiece and pretrained tokenizers (GPT-2,
-cl100k, o200k, BERT), with token counts, coloured token spans and where their splits differ.
-For now it shows the sizes of the trained results, read from the session state.
+Widgets (text, tokenizers, view options) -> encode with each tokenizer (core, cached objects) ->
+pure helpers (playground.compare, playground.spans) -> st.html. Three tabs, only the open one runs:
+  Tokens               one panel per tokenizer: token count, chars/token, bytes/token, coloured spans
+  Boundaries           two tokenizers' token boundaries marked on the text, and the share they agree on
+  Encoder differences  merges vs greedy vs longest-match on one trained vocabulary, word by word
+
+Tokenizer objects are shared, immutable and built once: pretrained vocabularies per process, a
+trained tokenizer per (corpus, settings) (st.cache_resource; its word cache fills as it encodes).
+A tokenizer that cannot encode the text (EncodeError) gets a message in its own panel.
 """
 import streamlit as st
 
-from playground import state, views
+from core.encoders import TrainedTokenizer
+from core.errors import PlaygroundError
+from core.pretrained import load_pretrained, pretrained_names
+from playground import compare, spans, state, views
 from playground.state import MODEL_LABELS
+from playground.training import settings_key
 
-st.title("Compare")
-st.markdown("Here you will encode one text with every trained tokenizer and with pretrained ones "
-            "(GPT-2, cl100k, o200k, BERT) side by side. Coming soon; for now, what is trained.")
+MAX_PANEL_CHARS = spans.MAX_DRAWN_CHARS
+PERSIST = "session"   # widget values survive a trip to another page
+AUTO = "compare_auto_selection"   # True until the user edits the selection: follow the defaults
+ENCODED = "compare_encoded"       # choice key -> (tokenizer, text, Encoding or error) of the last run
+
+
+# ---------------------------------------------------------------- shared tokenizers (one per process)
+
+@st.cache_resource(show_spinner="Loading the pretrained vocabulary…")
+def pretrained(name: str):
+    return load_pretrained(name)
+
+
+@st.cache_resource(max_entries=24, show_spinner=False)
+def trained(corpus_digest: str, settings: tuple, _trace) -> TrainedTokenizer:
+    # keyed like training._cached_trace: the same (corpus, settings) is the same trace
+    return TrainedTokenizer.from_trace(_trace)
+
+
+@st.cache_data(show_spinner=False)
+def installed_pretrained() -> list[str]:
+    return pretrained_names()
+
+
+def tokenizer_of(choice: compare.Choice):
+    if choice.kind == "pretrained":
+        return pretrained(choice.source)
+    if choice.kind == "trained":
+        trace = results.trace(choice.source)
+        return trained(results.corpus_digest, settings_key(trace.config), trace)
+    return imported[choice.source]
+
+
+# ---------------------------------------------------------------- callbacks
+
+def _load_sample() -> None:
+    sample = state.widget_value("compare_sample")
+    if sample in compare.SAMPLES:
+        state.set_widget("compare_text", compare.SAMPLES[sample])
+
+
+def _selection_edited() -> None:
+    state.set_widget(AUTO, False)
+
+
+# ---------------------------------------------------------------- the page
 
 results = state.get_results()
+imported = state.get_imported()
+trained_models = list(results.traces()) if results is not None else []
+choices = compare.tokenizer_choices(trained_models, installed_pretrained(), imported)
+by_key = {c.key: c for c in choices}
+
+state.init_widget("compare_sample", compare.DEFAULT_SAMPLE)
+state.init_widget("compare_text", compare.SAMPLES[compare.DEFAULT_SAMPLE])
+state.init_widget(AUTO, True)
+if state.widget_value(AUTO):
+    state.set_widget("compare_tokenizers", compare.default_selection(choices))
+else:
+    state.set_widget("compare_tokenizers",
+                     compare.valid_selection(state.widget_value("compare_tokenizers"), choices))
+state.init_widget("compare_view", "Tokens")
+state.init_widget("compare_layout", "Side by side")
+state.init_widget("compare_whitespace", False)
+state.init_widget("compare_grouped", False)
+
+st.title("Compare")
+st.caption("One text, several tokenizers: how many tokens each needs and where each one cuts. Hover a "
+           "token for its id and bytes; every token with the same id lights up.")
 if results is None:
-    st.info("Nothing trained yet: load a corpus and press Train on the Corpus page.")
-    st.page_link("pages/corpus.py", label="Go to the Corpus page", icon=":material/description:")
+    st.info("Nothing trained yet: only pretrained tokenizers are offered. Train on the Corpus page to "
+            "compare your own BPE, byte-level BPE and WordPiece with them.", icon=":material/info:")
 else:
     st.caption(f"Trained on: {views.md_escape(results.corpus_name)}")
-    rows = [{"tokenizer": MODEL_LABELS[m], **views.trace_summary(t)} for m, t in results.traces().items()]
-    st.dataframe(rows, hide_index=True)
+
+left, right = st.columns([3, 2])
+with left:
+    text = st.text_area("Text", key="compare_text", height=170, persist_state=PERSIST,
+                        placeholder="Type or paste any text…")
+with right:
+    st.selectbox("Sample", list(compare.SAMPLES), key="compare_sample", on_change=_load_sample,
+                 persist_state=PERSIST, help="Replaces the text with a sample: Chinese, emoji with "
+                 "zero-width joiners, code, runs of whitespace, HTML that must show as text.")
+    o1, o2 = st.columns(2)
+    show = o1.segmented_control("Show", ["Tokens", "Ids"], key="compare_view", required=True,
+                                persist_state=PERSIST)
+    layout = o2.segmented_control("Layout", ["Side by side", "Stacked"], key="compare_layout", required=True,
+                                  persist_state=PERSIST)
+    whitespace = o1.toggle("Visible whitespace", key="compare_whitespace", persist_state=PERSIST,
+                           help="Space ⋅, tab →, line break ↵; zero-width characters by name (⟨ZWJ⟩).")
+    grouped = o2.toggle("Group bytes", key="compare_grouped", persist_state=PERSIST,
+                        help="Tokens that are parts of one character's UTF-8 bytes (<0xE4><0xBD>…) are drawn "
+                             "as one box with that character.")
+selected = st.multiselect(
+    "Tokenizers", [c.key for c in choices], key="compare_tokenizers", format_func=lambda k: by_key[k].label,
+    max_selections=compare.MAX_TOKENIZERS, on_change=_selection_edited, persist_state=PERSIST,
+    help="Up to 7: your trained tokenizers with each encoder (merges, greedy of seed 002, "
+         "longest-match), pretrained ones (loaded offline) and files imported on the Inspect page.")
+
+text = text or ""
+chosen = [by_key[k] for k in selected if k in by_key]
+
+# Encode with every chosen tokenizer: a panel is an Encoding or an error. The last text's
+# encodings stay in the session, so changing a view option or tab does not encode again.
+kept = state.widget_value(ENCODED) or {}
+encodings: dict[str, object] = {}
+for choice in chosen:
+    tokenizer = tokenizer_of(choice)
+    hit = kept.get(choice.key)
+    if hit is not None and hit[0] is tokenizer and hit[1] == text:
+        encodings[choice.key] = hit[2]
+        continue
+    try:
+        encodings[choice.key] = compare.encode_choice(tokenizer, choice, text)
+    except PlaygroundError as e:
+        encodings[choice.key] = e
+    kept[choice.key] = (tokenizer, text, encodings[choice.key])
+state.set_widget(ENCODED, {k: kept[k] for k in encodings})
+
+tab_tokens, tab_bounds, tab_diff = st.tabs(["Tokens", "Boundaries", "Encoder differences"], key="compare_tab",
+                                           on_change="rerun")
+
+
+def draw_panel(choice: compare.Choice, max_height: str) -> None:
+    enc = encodings[choice.key]
+    with st.container(border=True):
+        if isinstance(enc, PlaygroundError):
+            st.html(compare.render_panel(choice, None, max_height=None))
+            hint = ("\n\nTry another encoder, or give the trainer an unknown token (Corpus page, More "
+                    "options) and train again." if choice.kind == "trained" else "")
+            st.error(f"Cannot encode this text: {views.md_escape(str(enc))}.{hint}", icon=":material/error:")
+            return
+        body, truncated = spans.render_tokens(
+            enc, show_ids=show == "Ids", visible_whitespace=whitespace, grouped=grouped,
+            max_chars=MAX_PANEL_CHARS, text=text)
+        note = f"Drawn: the first {MAX_PANEL_CHARS:,} characters (counts are for the whole text)." if truncated else ""
+        st.html(compare.render_panel(choice, compare.encoding_stats(text, enc), body,
+                                     max_height=max_height, note=note))
+
+
+if tab_tokens.open is not False:
+    with tab_tokens:
+        if not chosen:
+            st.info("Choose up to 7 tokenizers above.")
+        elif layout == "Stacked":
+            for choice in chosen:
+                draw_panel(choice, "14rem")
+        else:
+            per_row = len(chosen) if len(chosen) <= 3 else 2
+            for start in range(0, len(chosen), per_row):
+                for col, choice in zip(st.columns(per_row), chosen[start:start + per_row]):
+                    with col:
+                        draw_panel(choice, "24rem")
+
+if tab_bounds.open:
+    with tab_bounds:
+        usable = [c.key for c in chosen if not isinstance(encodings[c.key], PlaygroundError)]
+        if len(usable) < 2:
+            st.info("Choose at least two tokenizers that can encode the text.")
+        else:
+            for key, default in (("compare_bound_a", usable[0]), ("compare_bound_b", usable[1])):
+                if state.widget_value(key) not in usable:
+                    state.set_widget(key, default)
+            a_col, b_col = st.columns(2)
+            a = a_col.selectbox("A (▼ where only A cuts)", usable, key="compare_bound_a", persist_state=PERSIST,
+                                format_func=lambda k: by_key[k].label)
+            b = b_col.selectbox("B (▲ where only B cuts)", usable, key="compare_bound_b", persist_state=PERSIST,
+                                format_func=lambda k: by_key[k].label)
+            body, share = spans.render_boundaries(text, encodings[a], encodings[b], max_chars=MAX_PANEL_CHARS)
+            shared, only_a, only_b, _ = spans.boundary_agreement(text, encodings[a], encodings[b])
+            m = st.columns(4)
+            m[0].metric("Boundaries shared", f"{share:.0%}", help="Shared boundaries / all boundaries of A or B.")
+            m[1].metric("Both cut (│)", f"{len(shared):,}")
+            m[2].metric("Only A cuts (▼)", f"{len(only_a):,}")
+            m[3].metric("Only B cuts (▲)", f"{len(only_b):,}")
+            st.caption("│ both cut here · ▼ only A cuts · ▲ only B cuts")
+            with st.container(border=True, height=420 if len(text) > 1500 else "content"):
+                st.html(body)
+
+if tab_diff.open:
+    with tab_diff:
+        vocabularies = {f"trained:{m}": f"{MODEL_LABELS[m]} (trained)" for m in trained_models}
+        vocabularies.update({f"imported:{n}": f"{n} (imported)" for n, t in imported.items()
+                             if isinstance(t, TrainedTokenizer)})
+        if not vocabularies:
+            st.info("Train on the Corpus page first: this tab compares the three encoders on one trained "
+                    "vocabulary.")
+            st.page_link("pages/corpus.py", label="Go to the Corpus page", icon=":material/description:")
+        else:
+            if state.widget_value("compare_diff_vocab") not in vocabularies:
+                state.set_widget("compare_diff_vocab",
+                                 "trained:bbpe" if "trained:bbpe" in vocabularies else next(iter(vocabularies)))
+            vocab_key = st.selectbox("Vocabulary", list(vocabularies), key="compare_diff_vocab",
+                                     persist_state=PERSIST, format_func=vocabularies.get)
+            kind, name = vocab_key.split(":", 1)
+            if kind == "trained":
+                trace = results.trace(name)
+                tokenizer = trained(results.corpus_digest, settings_key(trace.config), trace)
+            else:
+                tokenizer = imported[name]
+            st.caption("merges: the merges applied in the order learned · greedy: seed 002's longest token "
+                       "first over the training segmentation · longest-match: WordPiece's longest prefix "
+                       "first. Different splits are not bugs: they are what each encoder does.")
+            try:
+                diff = compare.encoder_differences(tokenizer, text)
+            except PlaygroundError as e:
+                st.error(f"Cannot split this text: {views.md_escape(str(e))}.")
+            else:
+                n = max(diff.distinct_words, 1)
+                m = st.columns(3)
+                m[0].metric("Distinct words", f"{diff.distinct_words:,}")
+                for col, enc in zip(m[1:], ("greedy", "longest-match")):
+                    k = diff.differ_from_merges[enc]
+                    col.metric(f"Split unlike merges by {enc}", f"{k:,} ({k / n:.0%})",
+                               help="Distinct words of the text that this encoder splits differently from merges.")
+                if not diff.rows:
+                    st.success("The three encoders split every word of this text the same way.")
+                else:
+                    has_unk = bool(tokenizer.unk_token) and tokenizer.unk_token in tokenizer.token_to_id
+                    unknown = ("a dashed red box is the unknown token" if has_unk else
+                               "a dashed red ?piece is not in the vocabulary (encoding the whole text would "
+                               "stop there: this vocabulary has no unknown token)")
+                    st.caption(f"Boxes are tokens; {unknown}. Grey cells split like merges.")
+                    table, cut = compare.render_splits_table(diff)
+                    with st.container(height=480 if len(diff.rows) > 12 else "content"):
+                        st.html(table)
+                    if cut:
+                        st.caption(f"The {compare.MAX_DIFF_ROWS} most frequent of {len(diff.rows):,} words "
+                                   "split differently.")

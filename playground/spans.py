@@ -5,7 +5,13 @@ Every piece of user text goes through `html.escape` before it reaches the HTML; 
 
 Colours are chosen by token id (palette[id mod N]) so they stay put while the text is edited,
 moved to the next palette entry when the left neighbour already has that colour (REFERENCES.md),
-so neighbours never share one, even `Ċ Ċ`.
+so neighbours never share one, even `Ċ Ċ`. A colour is a class (`tp-c3`), not an inline style:
+a 10,000-character text is thousands of spans, and the same token with the same colour is built
+once per call.
+
+Given the encoded `text`, render_tokens also draws what no token covers (BERT's spaces) as grey
+gaps, so every tokenizer's panel reads as the text. Zero-width characters (ZWJ, VS16) are named
+(⟨ZWJ⟩) when whitespace is made visible, and whenever a token is nothing else.
 """
 from __future__ import annotations
 
@@ -22,17 +28,26 @@ PALETTE = ("#FFD6A5", "#CAFFBF", "#9BF6FF", "#BDB2FF", "#FFC6FF", "#FDFFB6", "#A
            "#D0F4DE", "#E4C1F9", "#F1C0E8", "#B9FBC0")
 
 VISIBLE_WHITESPACE = {" ": "⋅", "\t": "→", "\n": "↵", "\r": "␍"}
+# Characters that draw nothing: named when whitespace is made visible, and whenever a box would
+# otherwise be empty (a token that is only a zero-width joiner).
+INVISIBLE = {"\u200d": "⟨ZWJ⟩", "\u200c": "⟨ZWNJ⟩", "\u200b": "⟨ZWSP⟩", "\ufe0f": "⟨VS16⟩",
+             "\ufe0e": "⟨VS15⟩", "\u2060": "⟨WJ⟩", "\ufeff": "⟨BOM⟩", "\u00ad": "⟨SHY⟩"}
+_VISIBLE = {**VISIBLE_WHITESPACE, **INVISIBLE}
 
 _STYLE = """<style>
 .tp-tokens{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:1.15rem;
- line-height:2.1;white-space:pre-wrap;word-break:break-all;color:#111}
+ line-height:2.1;white-space:pre-wrap;overflow-wrap:anywhere;color:#111}
 .tp-tokens .tp-t{border-radius:4px;padding:1px 1px;margin:0 1px 0 0;border:1px solid rgba(0,0,0,.18)}
 .tp-tokens .tp-t.tp-hl{outline:3px solid #D00000;outline-offset:1px;font-weight:700}
 .tp-tokens .tp-t.tp-special{font-style:italic;border-style:dashed}
 .tp-tokens .tp-t.tp-bytes{font-size:.85em}
 .tp-tokens .tp-t:hover{outline:3px solid #111}
+.tp-tokens .tp-gap{color:#888}
+%s
 %s
 </style>"""
+# one class per palette entry: `tp-c3` is shorter than an inline style on every token
+_COLOUR_CSS = "\n".join(f".tp-tokens .tp-c{k}{{background:{c}}}" for k, c in enumerate(PALETTE))
 
 
 def token_colours(ids: Iterable[int]) -> list[int]:
@@ -59,7 +74,16 @@ def token_label(token: str, data: bytes) -> tuple[str, bool]:
 
 
 def show_whitespace(s: str) -> str:
-    return "".join(VISIBLE_WHITESPACE.get(c, c) for c in s)
+    """show_whitespace("a b\\n") == "a⋅b↵"; zero-width characters are named: "\\u200d" -> "⟨ZWJ⟩"."""
+    return "".join(_VISIBLE.get(c, c) for c in s)
+
+
+def show_invisible(s: str) -> str:
+    """A label made only of zero-width characters gets their names (else its box is empty):
+    show_invisible("\\u200d") == "⟨ZWJ⟩"; show_invisible("a\\u200d") == "a\\u200d"."""
+    if s and all(c in INVISIBLE for c in s):
+        return "".join(INVISIBLE[c] for c in s)
+    return s
 
 
 @dataclass(frozen=True)
@@ -111,46 +135,90 @@ def _title(enc: Encoding, indices: tuple[int, ...]) -> str:
 
 def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: bool = False,
                   grouped: bool = False, highlight_ids: Optional[set[int]] = None,
-                  max_chars: int = MAX_DRAWN_CHARS) -> tuple[str, bool]:
+                  max_chars: int = MAX_DRAWN_CHARS, text: Optional[str] = None) -> tuple[str, bool]:
     """HTML of the encoded text as coloured spans; (html, truncated).
 
     Hovering a token shows its id, string and bytes (title) and outlines every token with the same
     id (CSS :has, no script). Tokens starting at or beyond `max_chars` are not drawn.
+
+    With `text` (the encoded input), what no token covers (the spaces and line breaks that BERT or
+    a whitespace pre-tokenizer drop) is drawn between the tokens as plain grey text, so the text
+    still reads as typed: render_tokens(bert.encode("a b"), text="a b") shows `a`, ` `, `b`.
+    The ids view draws ids only.
     """
     segs = segments(enc, grouped)
     colours = token_colours(enc.ids[s.indices[0]] for s in segs)
     highlight_ids = highlight_ids or set()
-    parts, truncated, ids_present = [], False, set()
+    ids, offsets = enc.ids, enc.offsets
+    parts: list[str] = []
+    truncated = False
+    seen: dict[int, int] = {}       # id -> how often drawn (the hover rules need only repeated ids)
+    memo: dict[tuple, str] = {}     # the same token with the same colour is the same HTML: build it once
+    gaps = text is not None and not show_ids
+    covered = 0   # with `text`: how far the tokens drawn so far reach
     for seg, colour in zip(segs, colours):
-        first = seg.indices[0]
-        if enc.offsets[first][0] >= max_chars:
+        indices = seg.indices
+        first = indices[0]
+        if offsets[first][0] >= max_chars:
             truncated = True
             break
-        seg_ids = [enc.ids[i] for i in seg.indices]
-        ids_present.update(seg_ids)
-        if show_ids:
-            text = " ".join(map(str, seg_ids))
-        else:
-            text = show_whitespace(seg.label) if visible_whitespace else seg.label
-        text = html.escape(text)
-        if not show_ids and visible_whitespace:
-            text = text.replace("↵", "↵\n")
-        classes = ["tp-t", f"tp-id{seg_ids[0]}"]
-        if any(i in highlight_ids for i in seg_ids):
-            classes.append("tp-hl")
-        if seg.special:
-            classes.append("tp-special")
-        if seg.is_bytes:
-            classes.append("tp-bytes")
-        parts.append(f'<span class="{" ".join(classes)}" style="background:{PALETTE[colour]}" '
-                     f'title="{html.escape(_title(enc, seg.indices), quote=True)}">{text}</span>')
-        if show_ids:
-            parts.append(" ")
-    # hover one token: outline every other token with the same id
-    same_id = "\n".join(f".tp-tokens:has(.tp-id{i}:hover) .tp-id{i}{{outline:3px solid #111}}"
-                        for i in sorted(ids_present)[:5000])
+        if gaps:
+            if len(indices) == 1:
+                start, end = offsets[first]
+            else:
+                start, end = min(offsets[i][0] for i in indices), max(offsets[i][1] for i in indices)
+            if start > covered:
+                parts.append(_gap(text[covered:start], visible_whitespace))
+            if end > covered:
+                covered = end
+        seg_ids = tuple(ids[i] for i in indices)
+        for i in seg_ids:
+            seen[i] = seen.get(i, 0) + 1
+        key = (seg_ids, seg.label, colour)
+        span = memo.get(key)
+        if span is None:
+            span = _span(enc, seg, seg_ids, colour, show_ids, visible_whitespace, highlight_ids)
+            memo[key] = span
+        parts.append(span)
+    if gaps and not truncated and covered < min(len(text), max_chars):
+        parts.append(_gap(text[covered:max_chars], visible_whitespace))
+    # hover one token: outline every other token with the same id (an id drawn once needs no rule:
+    # the hovered token is outlined by :hover itself)
+    repeated = sorted(i for i, n in seen.items() if n > 1)[:5000]
+    same_id = "\n".join(f".tp-tokens:has(.tp-id{i}:hover) .tp-id{i}{{outline:3px solid #111}}" for i in repeated)
     body = f'<div class="tp-tokens">{"".join(parts)}</div>'
-    return (_STYLE % same_id) + body, truncated
+    return (_STYLE % (_COLOUR_CSS, same_id)) + body, truncated
+
+
+def _span(enc: Encoding, seg: Segment, seg_ids: tuple[int, ...], colour: int, show_ids: bool,
+          visible_whitespace: bool, highlight_ids: set[int]) -> str:
+    """One box: escaped label (or ids), colour class, id class for hovering, title for the tooltip."""
+    if show_ids:
+        shown = " ".join(map(str, seg_ids))
+    else:
+        shown = show_whitespace(seg.label) if visible_whitespace else show_invisible(seg.label)
+    shown = html.escape(shown)
+    if not show_ids and visible_whitespace:
+        shown = shown.replace("↵", "↵\n")
+    classes = f"tp-t tp-c{colour} tp-id{seg_ids[0]}"
+    if highlight_ids and any(i in highlight_ids for i in seg_ids):
+        classes += " tp-hl"
+    if seg.special:
+        classes += " tp-special"
+    if seg.is_bytes:
+        classes += " tp-bytes"
+    # the title sits in double quotes: escaping " is enough (and keeps ' readable, and shorter)
+    title = html.escape(_title(enc, seg.indices), quote=False).replace('"', "&quot;")
+    span = f'<span class="{classes}" title="{title}">{shown}</span>'
+    return span + " " if show_ids else span
+
+
+def _gap(piece: str, visible_whitespace: bool) -> str:
+    """Text between tokens (dropped by the tokenizer), escaped, unboxed."""
+    shown = html.escape(show_whitespace(piece) if visible_whitespace else piece)
+    if visible_whitespace:
+        shown = shown.replace("↵", "↵\n")
+    return f'<span class="tp-gap">{shown}</span>'
 
 
 def token_boundaries(enc: Encoding) -> set[int]:
@@ -186,6 +254,6 @@ def render_boundaries(text: str, a: Encoding, b: Encoding, *, max_chars: int = M
             out.append(f'<span class="{cls}">{sym}</span>')
         out.append(html.escape(ch))
     style = ("<style>.tp-bound{font-family:ui-monospace,monospace;font-size:1.15rem;line-height:2;"
-             "white-space:pre-wrap;word-break:break-all}.tp-both{color:#1B7F1B;font-weight:700}"
+             "white-space:pre-wrap;overflow-wrap:anywhere}.tp-both{color:#1B7F1B;font-weight:700}"
              ".tp-a{color:#C45100;font-weight:700}.tp-b{color:#0047AB;font-weight:700}</style>")
     return style + f'<div class="tp-bound">{"".join(out)}</div>', share

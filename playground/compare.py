@@ -1,0 +1,326 @@
+"""Pure helpers of the Compare page: which tokenizers can be compared, what each one's encoding
+costs in tokens, and where the three encoders of one vocabulary split words differently.
+
+    tokenizer_choices(["bbpe"], ["gpt2"], [])   -> Choice per trained model × encoder, pretrained, imported
+    default_selection(choices)                  -> trained BBPE + GPT-2 + o200k + BERT (when there)
+    encode_choice(tokenizer, choice, text)      -> Encoding (EncodeError when it cannot cover the text)
+    encoding_stats(text, enc)                   -> tokens, characters and bytes per token
+    encoder_differences(tokenizer, text)        -> the words merges / greedy / longest-match split differently
+    render_panel(...), render_splits_table(...) -> escaped HTML for st.html
+
+No Streamlit here (the page caches and draws): every function is testable without a browser.
+Not here: token spans and boundaries (spans.py), the encoders themselves (core/encoders.py).
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Optional, Sequence
+
+from core.encoders import ENCODERS, TrainedTokenizer
+from core.encoding import Encoding
+from core.pipeline import normalize_aligned, pre_tokenize
+
+from playground.spans import PALETTE, show_whitespace, token_label
+
+MAX_TOKENIZERS = 7          # panels side by side at most (the issue's limit)
+MAX_DIFF_ROWS = 200         # rows of the encoder-difference table drawn
+
+TRAINED_LABELS = {"bpe": "BPE", "bbpe": "Byte-level BPE", "wordpiece": "WordPiece"}
+PRETRAINED_LABELS = {
+    "gpt2": "GPT-2",
+    "cl100k_base": "cl100k_base (GPT-4)",
+    "o200k_base": "o200k_base (GPT-4o)",
+    "qwen2.5": "Qwen 2.5",
+    "bert-base-uncased": "BERT base uncased",
+}
+ENCODER_LABELS = {"merges": "merges", "greedy": "greedy (seed 002)", "longest-match": "longest-match"}
+DEFAULT_TRAINED = ("trained:bbpe:merges",)
+DEFAULT_PRETRAINED = ("pretrained:gpt2", "pretrained:o200k_base", "pretrained:bert-base-uncased")
+DEFAULT_PRETRAINED_ONLY = ("pretrained:gpt2", "pretrained:cl100k_base", "pretrained:o200k_base",
+                           "pretrained:bert-base-uncased")
+
+# Sample texts: each one shows something tokenizers disagree on.
+SAMPLES: dict[str, str] = {
+    "Mixed": ("Tokenizers split text into pieces. 分词是第一步。\n"
+              "Emoji: 👨‍👩‍👧‍👦 🏳️‍🌈 👍🏽  Code: for i in range(10):\n"
+              "    print(f\"{i:>3}\")   # indented\n"),
+    "English": ("A tokenizer is the first thing a language model sees and the last thing most people "
+                "think about. Before a single weight is multiplied, the text is cut into pieces, and "
+                "each piece is replaced by a number. Unbelievably, tokenization's quirks matter!"),
+    "Chinese": ("分词是自然语言处理的第一步。计算机并不认识文字，它只认识数字，所以我们要先把一句话切成"
+                "一个个小片段，再给每个片段一个编号。中文的字与字之间没有空格。"),
+    "Emoji (ZWJ, flags, skin tones)": (
+        "Family: 👨‍👩‍👧‍👦 (four people, three zero-width joiners)\n"
+        "Flags: 🏳️‍🌈 🇫🇷 🇯🇵  Skin tones: 👍🏽 👩🏾‍💻  Others: 🧑‍🚀 ❤️‍🔥 😀\n"
+        "Accents: café naïve, cafe\u0301 with a combining accent."),
+    "Python code": ('def pair_counts(words: dict[tuple[str, ...], int]) -> Counter:\n'
+                    '    """Count adjacent symbol pairs."""\n'
+                    '    counts = Counter()\n'
+                    '    for symbols, freq in words.items():\n'
+                    '        for left, right in zip(symbols, symbols[1:]):\n'
+                    '            counts[(left, right)] += freq\n'
+                    '    return counts\n'),
+    "Whitespace runs": ("one space, two  spaces, four    spaces,\ttab,\t\ttwo tabs\n"
+                        "\n"
+                        "        eight spaces of indentation\n"
+                        "trailing spaces   \n"
+                        "\r\nWindows line break above\n"),
+    "HTML (shown, never run)": ('<img src=x onerror=alert(1)> <script>alert(1)</script> '
+                                '<svg onload=alert(1)> <iframe srcdoc="<script>alert(1)</script>"> '
+                                '"><b>x</b> & &amp; &lt;'),
+}
+DEFAULT_SAMPLE = "Mixed"
+
+
+# ---------------------------------------------------------------- choices
+
+@dataclass(frozen=True)
+class Choice:
+    """One tokenizer the page can show. key: "trained:bbpe:merges" | "pretrained:gpt2" | "imported:NAME"."""
+    key: str
+    label: str
+    kind: str                       # trained | pretrained | imported
+    source: str                     # model, pretrained name or imported name
+    encoder: Optional[str] = None   # trained: merges | greedy | longest-match
+
+
+def trained_key(model: str, encoder: str) -> str:
+    return f"trained:{model}:{encoder}"
+
+
+def tokenizer_choices(trained_models: Iterable[str], pretrained: Iterable[str],
+                      imported: Iterable[str], default_encoders: Optional[Mapping[str, str]] = None) -> list[Choice]:
+    """Every tokenizer on offer, trained first (each with each encoder, its default encoder first),
+    then pretrained, then imported files.
+
+    tokenizer_choices(["bpe"], ["gpt2"], [])[0].label == "BPE · merges"
+    """
+    default_encoders = default_encoders or {}
+    out = []
+    for model in trained_models:
+        default = default_encoders.get(model, "longest-match" if model == "wordpiece" else "merges")
+        for enc in sorted(ENCODERS, key=lambda e: e != default):
+            out.append(Choice(trained_key(model, enc), f"{TRAINED_LABELS.get(model, model)} · {ENCODER_LABELS[enc]}",
+                              "trained", model, enc))
+    for name in pretrained:
+        out.append(Choice(f"pretrained:{name}", PRETRAINED_LABELS.get(name, name), "pretrained", name))
+    for name in imported:
+        out.append(Choice(f"imported:{name}", f"{name} (imported)", "imported", name))
+    return out
+
+
+def default_selection(choices: Sequence[Choice]) -> list[str]:
+    """Trained byte-level BPE + GPT-2 + o200k + BERT when trained results exist; only pretrained
+    ones otherwise (GPT-2, cl100k, o200k, BERT); those that are on offer, at most MAX_TOKENIZERS."""
+    keys = [c.key for c in choices]
+    trained = any(c.kind == "trained" for c in choices)
+    wanted = DEFAULT_TRAINED + DEFAULT_PRETRAINED if trained else DEFAULT_PRETRAINED_ONLY
+    picked = [k for k in wanted if k in keys]
+    if not picked:   # nothing of the usual set installed: the first few on offer
+        picked = keys[:4]
+    return picked[:MAX_TOKENIZERS]
+
+
+def valid_selection(selected: Optional[Iterable[str]], choices: Sequence[Choice]) -> list[str]:
+    """The selected keys still on offer, in order, at most MAX_TOKENIZERS (results or imports change)."""
+    keys = {c.key for c in choices}
+    out = []
+    for k in selected or ():
+        if k in keys and k not in out:
+            out.append(k)
+    return out[:MAX_TOKENIZERS]
+
+
+def encode_choice(tokenizer, choice: Choice, text: str) -> Encoding:
+    """Encode with the choice's tokenizer (and encoder, for a trained one). A trained tokenizer's
+    default encoder runs in HF's runtime where that encodes identically (encode_fast); the others
+    run the project's readable encoders. Raises core.errors.EncodeError when the text cannot be
+    covered (greedy or longest-match without an unknown token)."""
+    if choice.kind == "trained" or (choice.kind == "imported" and isinstance(tokenizer, TrainedTokenizer)):
+        return tokenizer.encode_fast(text, choice.encoder)
+    return tokenizer.encode(text)
+
+
+# ---------------------------------------------------------------- statistics
+
+@dataclass(frozen=True)
+class Stats:
+    tokens: int
+    characters: int
+    bytes: int
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.characters / self.tokens if self.tokens else 0.0
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens if self.tokens else 0.0
+
+
+def encoding_stats(text: str, enc: Encoding) -> Stats:
+    """Token count, and the text's characters and UTF-8 bytes (per token: the properties).
+    encoding_stats("héllo", enc with 2 tokens) -> Stats(2, 5, 6): 2.5 chars/token, 3.0 bytes/token."""
+    return Stats(tokens=len(enc.ids), characters=len(text),
+                 bytes=len(text.encode("utf-8", "surrogatepass")))
+
+
+def stats_line(stats: Stats) -> str:
+    """stats_line(Stats(4, 13, 13)) == "4 tokens · 3.25 chars/token · 3.25 bytes/token"."""
+    noun = "token" if stats.tokens == 1 else "tokens"
+    return (f"{stats.tokens:,} {noun} · {stats.chars_per_token:.2f} chars/token · "
+            f"{stats.bytes_per_token:.2f} bytes/token")
+
+
+# ---------------------------------------------------------------- panels
+
+_PANEL_STYLE = """<style>
+.tp-panel .tp-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.3rem 1.1rem;margin:0 0 .45rem 0;
+ font-size:1.05rem}
+.tp-panel .tp-name{font-weight:700;font-size:1.15rem}
+.tp-panel .tp-stat{color:#444;font-variant-numeric:tabular-nums}
+.tp-panel .tp-stat b{color:#111}
+.tp-panel .tp-scroll{overflow:auto;padding:2px 4px 2px 2px}
+.tp-panel .tp-note{color:#666;font-size:.9rem;margin-top:.3rem}
+</style>"""
+
+
+def render_header(choice: Choice, stats: Optional[Stats]) -> str:
+    """The compact header row of a panel: name, then token count, chars/token, bytes/token."""
+    parts = [f'<span class="tp-name">{html.escape(choice.label)}</span>']
+    if stats is not None:
+        noun = "token" if stats.tokens == 1 else "tokens"
+        parts += [f'<span class="tp-stat tp-count"><b>{stats.tokens:,}</b> {noun}</span>',
+                  f'<span class="tp-stat"><b>{stats.chars_per_token:.2f}</b> chars/token</span>',
+                  f'<span class="tp-stat"><b>{stats.bytes_per_token:.2f}</b> bytes/token</span>']
+    return f'<div class="tp-head">{"".join(parts)}</div>'
+
+
+def render_panel(choice: Choice, stats: Optional[Stats], body: str = "", *, max_height: Optional[str] = "22rem",
+                 note: str = "") -> str:
+    """A tokenizer's panel for st.html: header row, then `body` (already escaped HTML from
+    spans.render_tokens) in a box that scrolls past `max_height`, then an optional plain-text note.
+    The choice's key goes in data-tokenizer (escaped: an imported file's name is user text)."""
+    height = f' style="max-height:{max_height}"' if max_height else ""
+    note_html = f'<div class="tp-note">{html.escape(note)}</div>' if note else ""
+    return (f'{_PANEL_STYLE}<div class="tp-panel" data-tokenizer="{html.escape(choice.key, quote=True)}">'
+            f'{render_header(choice, stats)}<div class="tp-scroll"{height}>{body}</div>{note_html}</div>')
+
+
+# ---------------------------------------------------------------- encoder differences
+
+@dataclass(frozen=True)
+class Piece:
+    """One token of a word's split as shown: its label, and whether the vocabulary has it."""
+    label: str
+    known: bool = True
+    partial: bool = False     # a byte-level token that is not whole UTF-8 (shown as <0xE4>…)
+
+
+@dataclass(frozen=True)
+class WordSplit:
+    word: str                                  # the word as encoding sees it (normalized)
+    count: int                                 # occurrences in the text
+    splits: tuple[tuple[Piece, ...], ...]      # one per encoder, in ENCODERS order
+
+    def split_of(self, encoder: str) -> tuple[Piece, ...]:
+        return self.splits[ENCODERS.index(encoder)]
+
+
+@dataclass(frozen=True)
+class EncoderDifferences:
+    rows: tuple[WordSplit, ...]        # words some encoder splits differently, most frequent first
+    distinct_words: int                # distinct words in the text
+    differ_from_merges: Mapping[str, int]   # encoder -> distinct words it splits unlike merges
+
+
+def _piece(tokenizer: TrainedTokenizer, tok: Optional[str], plain: str) -> Piece:
+    if tok is None:
+        unk = tokenizer.unk_token
+        return Piece(unk if unk and unk in tokenizer.token_to_id else f"?{show_whitespace(plain)}", known=False)
+    if tokenizer.config.byte_level:
+        label, partial = token_label(tok, tokenizer.token_bytes_of(tok))
+        return Piece(show_whitespace(label), partial=partial)
+    return Piece(show_whitespace(tok))
+
+
+def encoder_differences(tokenizer: TrainedTokenizer, text: str) -> EncoderDifferences:
+    """Split every distinct word of `text` (as the tokenizer's normalizer and pre-tokenizer cut it)
+    with merges, greedy and longest-match; keep the words where the splits are not all equal.
+
+    A piece the vocabulary cannot cover is the unknown token when there is one, else `?piece`
+    (where encode() would refuse the whole text). Byte-level tokens show as text, a partial UTF-8
+    one as <0xE4>…; whitespace shows as ⋅ → ↵. With a BPE vocabulary trained on "low lower lowest",
+    "lowest" may be `low·est` by merges but `lowe·st` by greedy: that word is a row.
+    """
+    config = tokenizer.config
+    norm, _ = normalize_aligned(text, config.normalizer)
+    counts: dict[str, int] = {}
+    for _, (s, e) in pre_tokenize(norm, config.pre_tokenizer):
+        plain = norm[s:e]
+        counts[plain] = counts.get(plain, 0) + 1
+    rows = []
+    differ = {e: 0 for e in ENCODERS if e != "merges"}
+    for plain, count in counts.items():
+        units = tokenizer.word_units(plain)
+        if not units:
+            continue
+        # where each unit sits in the word (a byte unit covers its whole character): the encoder's
+        # own mapping, so an unknown piece is labelled with exactly the text encode() would name
+        spans = tokenizer._unit_char_spans(plain, units)
+        splits = []
+        for encoder in ENCODERS:
+            runs = tokenizer.encode_units(units, encoder, len(plain))
+            splits.append(tuple(_piece(tokenizer, tok, plain[spans[s][0]:spans[e - 1][1]]) for s, e, tok in runs))
+        for encoder in differ:
+            if splits[ENCODERS.index(encoder)] != splits[0]:
+                differ[encoder] += 1
+        if any(sp != splits[0] for sp in splits[1:]):
+            rows.append(WordSplit(plain, count, tuple(splits)))
+    rows.sort(key=lambda r: -r.count)   # stable: ties keep first-appearance order
+    return EncoderDifferences(tuple(rows), len(counts), differ)
+
+
+_TABLE_STYLE = """<style>
+.tp-diff{border-collapse:collapse;font-size:1.05rem;width:100%}
+.tp-diff th{text-align:left;border-bottom:2px solid #999;padding:.3rem .6rem;font-weight:600}
+.tp-diff td{border-bottom:1px solid #ddd;padding:.35rem .6rem;vertical-align:top;overflow-wrap:anywhere}
+.tp-diff td.tp-n{text-align:right;color:#555;font-variant-numeric:tabular-nums}
+.tp-diff .tp-w{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.tp-diff .tp-p{display:inline-block;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
+ border-radius:4px;padding:0 2px;margin:1px 2px 1px 0;border:1px solid rgba(0,0,0,.18);color:#111;
+ white-space:pre-wrap;overflow-wrap:anywhere;max-width:100%}
+.tp-diff .tp-p.tp-unk{background:#fff;border:1px dashed #C00000;color:#C00000}
+.tp-diff .tp-p.tp-bytes{font-size:.85em}
+.tp-diff td.tp-same{color:#888}
+</style>"""
+
+
+def _pieces_html(pieces: Sequence[Piece]) -> str:
+    out = []
+    for k, p in enumerate(pieces):
+        cls = "tp-p" + (" tp-unk" if not p.known else "") + (" tp-bytes" if p.partial else "")
+        style = "" if not p.known else f' style="background:{PALETTE[k % 2 * 2]}"'   # two alternating fills
+        out.append(f'<span class="{cls}"{style}>{html.escape(p.label)}</span>')
+    return "".join(out)
+
+
+def render_splits_table(diff: EncoderDifferences, limit: int = MAX_DIFF_ROWS) -> tuple[str, bool]:
+    """The encoder-difference table as escaped HTML: word, count, merges, greedy, longest-match
+    split (a cell equal to merges' split is greyed). Returns (html, truncated)."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in
+                   ("word", "count", "merges split", "greedy split (seed 002)", "longest-match split"))
+    body = []
+    for row in diff.rows[:limit]:
+        merges = row.split_of("merges")
+        cells = [f'<td class="tp-w">{html.escape(show_whitespace(row.word))}</td>',
+                 f'<td class="tp-n">{row.count:,}</td>',
+                 f"<td>{_pieces_html(merges)}</td>"]
+        for encoder in ("greedy", "longest-match"):
+            split = row.split_of(encoder)
+            cls = ' class="tp-same"' if split == merges else ""
+            cells.append(f"<td{cls}>{_pieces_html(split)}</td>")
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    table = f'<table class="tp-diff"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    return _TABLE_STYLE + table, len(diff.rows) > limit
