@@ -34,10 +34,10 @@ run: $(VENV)/.run-installed
 chromium:
 	@if [ -x $(CHROMIUM) ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium fonts-noto-cjk fonts-noto-color-emoji; \
 	else \
 		echo "The browser tests need Debian's chromium. Install it with:" >&2; \
-		echo "  sudo apt-get update && sudo apt-get install -y chromium" >&2; \
+		echo "  sudo apt-get update && sudo apt-get install -y chromium fonts-noto-cjk fonts-noto-color-emoji" >&2; \
 		exit 1; \
 	fi
 
