@@ -34,6 +34,7 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field, asdict
 from fractions import Fraction
+from math import gcd
 from typing import Callable, NamedTuple, Optional
 
 from .bytelevel import byte_to_char, to_byte_chars
@@ -114,6 +115,21 @@ class TrainConfig:
     @property
     def score_rule(self) -> Optional[str]:
         return self.score if self.model == "wordpiece" else None
+
+
+class _Descending:
+    """A reduced fraction n/d that sorts largest first, compared exactly (see _Trainer._entry)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: tuple[int, int]):
+        self.value = value
+
+    def __lt__(self, other: "_Descending") -> bool:
+        (n1, d1), (n2, d2) = self.value, other.value
+        return n1 * d2 > n2 * d1
+
+    def __eq__(self, other) -> bool:
+        return self.value == other.value
 
 
 class Candidate(NamedTuple):   # NamedTuple, not a dataclass: ten are built per merge, fast
@@ -295,7 +311,9 @@ class _Trainer:
         if c < self.min_freq:
             return None
         if self.likelihood:
-            return Fraction(c, self.symbol_freq[p[0]] * self.symbol_freq[p[1]])
+            d = self.symbol_freq[p[0]] * self.symbol_freq[p[1]]
+            g = gcd(c, d)
+            return (c // g, d // g)   # the exact score count/d, reduced: equal scores, equal tuples
         return c
 
     def _set_value(self, p) -> None:
@@ -318,13 +336,24 @@ class _Trainer:
         return (self.vocab[p[0]], self.vocab[p[1]])
 
     def _entry(self, p) -> tuple:
+        """(-value, exact tiebreak of the value, tie key 1, tie key 2, left, right).
+
+        Counts are their own exact key. A likelihood score n/d sorts by -n/d as a float first
+        (rounding is monotonic, so floats never misorder two scores, they can only make two
+        different ones look equal) and then exactly, by cross-multiplication, only on a float tie:
+        Fraction in every comparison cost ten times more."""
         k1, k2 = self._tie_key(p)
-        return (-self.pair_value[p], k1, k2, p[0], p[1])
+        v = self.pair_value[p]
+        if self.likelihood:
+            return (-v[0] / v[1], _Descending(v), k1, k2, p[0], p[1])
+        return (-v, 0, k1, k2, p[0], p[1])
 
     def _valid(self, e) -> bool:
-        p = (e[3], e[4])
+        p = (e[4], e[5])
         v = self.pair_value.get(p)
-        return v is not None and -e[0] == v and (e[1], e[2]) == self._tie_key(p)
+        if v is None or (e[1].value != v if self.likelihood else -e[0] != v):
+            return False
+        return (e[2], e[3]) == self._tie_key(p)
 
     def _pop_best(self, k: int) -> list[tuple[int, int]]:
         """The k best pairs in tie-rule order (winner first); the heap is left holding them."""
@@ -332,7 +361,7 @@ class _Trainer:
         kept = []
         while heap and len(out) < k:
             e = heapq.heappop(heap)
-            p = (e[3], e[4])
+            p = (e[4], e[5])
             if p in seen or not self._valid(e):
                 continue
             seen.add(p)
@@ -545,7 +574,7 @@ class _Trainer:
     def _score_value(self, count, value):
         if self.model != "wordpiece":
             return None
-        return value if self.likelihood else Fraction(count)
+        return Fraction(*value) if self.likelihood else Fraction(count)
 
     def final_tokens(self) -> tuple[tuple[str, int], ...]:
         freq: dict[int, int] = {}
