@@ -1,29 +1,424 @@
-"""Inspect page (placeholder): will show one encoding in full detail.
+"""Inspect page: one text through the whole pipeline, one word step by step, the vocabulary, files
+out and in, and the whole session saved to one JSON file and loaded back.
 
-To come: the pipeline stage by stage (normalizer, pre-tokenizer, model, post-processor) on a text
-you type, each token with its id, bytes and offsets, and the encoders side by side (merges,
-greedy, longest-match). For now it shows the trained vocabularies, read from the session state.
+Widgets -> pure helpers (playground/inspect.py, playground/session_file.py) and core -> render.
+Every tab but the open one is skipped (lazy tabs), so a big vocabulary costs nothing while the
+pipeline is shown. User and file text reaches HTML only through escaping helpers (spans.py,
+playground/inspect.py); elsewhere it goes to data frames, code blocks or escaped Markdown.
 """
+from __future__ import annotations
+
+import json
+from functools import partial
+
+import plotly.graph_objects as go
 import streamlit as st
 
-from playground import state, views
+from core.cli import trace_json
+from core.encoders import ENCODERS, TrainedTokenizer
+from core.errors import PlaygroundError
+from core.pretrained import load_pretrained, pretrained_names
+from playground import charts, session_file, spans, state, views
+from playground import inspect as ins
 from playground.state import MODEL_LABELS
+from playground.training import settings_key
+
+DEFAULT_TEXT = "Hello how are U tday"          # seed 004's pipeline example
+SEED_PAIR = ("Hello how are you", "I am fine thank you")
+PRETRAINED_LABELS = {"gpt2": "GPT-2", "cl100k_base": "cl100k_base (GPT-4)", "o200k_base": "o200k_base (GPT-4o)",
+                     "qwen2.5": "Qwen 2.5", "bert-base-uncased": "BERT base uncased"}
+ENCODER_HELP = ("merges: the merges in the order learned (BPE). longest-match: WordPiece's longest token "
+                "first. greedy: seed 002's longest candidate anywhere in the word, then the pieces around it.")
+TABS = ["Pipeline", "Walk a word", "Vocabulary", "Export & import", "Session"]
+KEPT = ("inspect_text", "inspect_pair")
+MAX_TOKENIZER_MB = 200     # a large tokenizer.json (o200k's is ~30 MB)
+MAX_SESSION_MB = 1000      # a session with a book-sized corpus and long traces outgrows the 50 MB default   # widget values kept across pages (see _keep)
+
+
+# ---------------------------------------------------------------- cached lookups
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _trained_tokenizer(digest: str, settings: tuple, upto: int, _trace) -> TrainedTokenizer:
+    # one object per (trace, step): its word cache and greedy tables survive reruns
+    return TrainedTokenizer.from_trace(_trace, upto=upto)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Building the vocabulary table…")
+def _trained_vocabulary(digest: str, settings: tuple, upto: int, _trace):
+    return ins.trained_vocabulary(_trace, upto)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _pretrained(name: str):
+    return load_pretrained(name)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Reading the vocabulary…")
+def _other_vocabulary(kind: str, name: str, size: int, identity: int, _tok):
+    return ins.tokenizer_vocabulary(_tok)
+
+
+# ---------------------------------------------------------------- callbacks
+
+def _keep(key: str) -> None:
+    """Copy a widget's value to a plain key: widget values vanish on other pages."""
+    state.set_widget(key + "_kept", state.widget_value(key))
+
+
+def _use_seed_pair() -> None:
+    for key, value in zip(KEPT, SEED_PAIR):
+        state.set_widget(key, value)
+        state.set_widget(key + "_kept", value)
+
+
+def _tokenizer_changed() -> None:
+    state.set_widget("inspect_encoder", None)   # the new tokenizer's own default encoder
+
+
+def _import_files() -> None:
+    uploads = state.widget_value("inspect_import_files") or []
+    if not uploads:
+        state.set_notice("error", "Choose tokenizer files first: a tokenizer.json, a vocab.json with its "
+                                  "merges.txt, or a vocab.txt.")
+        return
+    try:
+        loaded = ins.read_uploads([(u.name, u.getvalue()) for u in uploads], state.get_imported())
+    except PlaygroundError as e:
+        state.set_notice("error", f"{views.md_escape(str(e))}. Nothing was imported; your tokenizers are unchanged.")
+        return
+    for name, tok in loaded:
+        state.add_imported(name, tok)
+    names = ", ".join(f"“{views.md_escape(n)}”" for n, _ in loaded)
+    state.set_notice("success", f"Imported {names}: inspect it here, or compare it on the Compare page.")
+    state.set_widget("inspect_tokenizer", f"imported:{loaded[-1][0]}")
+
+
+def _pick_row(table_key: str, tokens: tuple) -> None:
+    event = state.widget_value(table_key)
+    rows = event.selection.rows if event is not None else []
+    if rows and rows[0] < len(tokens):
+        state.set_widget("inspect_tree_token", tokens[rows[0]])
+
+
+def _remove_imported(name: str) -> None:
+    state.remove_imported(name)
+    state.set_notice("info", f"Removed “{views.md_escape(name)}”.")
+
+
+def _load_session() -> None:
+    upload = state.widget_value("inspect_session_file")
+    if upload is None:
+        state.set_notice("error", "Choose a session file first (a .json saved here with “Save session”).")
+        return
+    try:
+        loaded = session_file.load_session(upload.getvalue(), upload.name)
+    except PlaygroundError as e:
+        state.set_notice("error", f"{views.md_escape(str(e))}. Your current session is unchanged.")
+        return
+    state.set_notice("success", f"Loaded the session: {views.md_escape(session_file.summary(loaded))}.")
+    state.set_widget("inspect_tokenizer", None)   # the default again: a trained one when there is one
+
+
+# ---------------------------------------------------------------- the tokenizer to inspect
+
+def _choices(results) -> dict[str, str]:
+    out = {}
+    if results is not None:
+        out.update({f"trained:{m}": f"{MODEL_LABELS[m]} (trained)" for m in results.traces()})
+    out.update({f"pretrained:{n}": PRETRAINED_LABELS.get(n, n) for n in pretrained_names()})
+    out.update({f"imported:{n}": f"{n} (imported)" for n in state.get_imported()})
+    return out
+
+
+def _pick_tokenizer(results):
+    """Draw the tokenizer controls; returns (tokenizer, trace or None, step or None, encoder, label)."""
+    choices = _choices(results)
+    if not choices:
+        return None, None, None, None, ""
+    default = "trained:bbpe" if "trained:bbpe" in choices else \
+        "pretrained:bert-base-uncased" if "pretrained:bert-base-uncased" in choices else next(iter(choices))
+    if state.widget_value("inspect_tokenizer") not in choices:
+        state.set_widget("inspect_tokenizer", default)
+    cols = st.columns([2, 2, 1.4])
+    key = cols[0].selectbox("Tokenizer", list(choices), key="inspect_tokenizer", format_func=choices.get,
+                            on_change=_tokenizer_changed,
+                            help="Trained on the Corpus page, pretrained (loaded offline), or imported below.")
+    kind, name = key.split(":", 1)
+    trace = step = None
+    if kind == "trained":
+        trace = results.trace(name)
+        merges_step = min(state.get_step(name), len(trace.steps))
+        at = cols[1].radio("Vocabulary", ["final", "step"], key="inspect_at", horizontal=True,
+                           format_func=lambda v: f"final ({len(trace.steps):,} merges)" if v == "final"
+                           else f"at the Merges page's step ({merges_step:,})",
+                           help="The tokenizer after all its merges, or as it stands at the step the Merges "
+                                "page shows.")
+        step = len(trace.steps) if at == "final" else merges_step
+        tok = _trained_tokenizer(results.corpus_digest, settings_key(trace.config), step, trace)
+    elif kind == "pretrained":
+        try:
+            tok = _pretrained(name)
+        except PlaygroundError as e:
+            st.error(f"{views.md_escape(str(e))}. Pick another tokenizer.")
+            return None, None, None, None, ""
+    else:
+        tok = state.get_imported()[name]
+    encoder = None
+    if isinstance(tok, TrainedTokenizer):
+        if state.widget_value("inspect_encoder") not in ENCODERS:
+            state.set_widget("inspect_encoder", tok.default_encoder)
+        encoder = cols[2].selectbox("Encoder", ENCODERS, key="inspect_encoder", help=ENCODER_HELP)
+    else:
+        cols[2].caption("Encodes with its own runtime (tiktoken or Hugging Face).")
+    label = choices[key] + (f", step {step:,}" if trace is not None and step != len(trace.steps) else "")
+    return tok, trace, step, encoder, label
+
+
+# ---------------------------------------------------------------- the tabs
+
+def _stage(title: str, caption: str):
+    """A stage row: its name on the left, its output on the right (returned)."""
+    left, right = st.columns([1, 5], vertical_alignment="top")
+    left.markdown(f"**{title}**")
+    left.caption(caption)
+    return right
+
+
+def _pipeline_tab(tok, encoder, text: str, pair: str) -> None:
+    stages = ins.pipeline(tok, text, pair=pair or None, encoder=encoder)
+    fronts = [("A", stages.front)] + ([("B", stages.pair_front)] if stages.pair_front is not None else [])
+    with _stage("1 · Normalization", stages.front.normalizer):
+        for name, front in fronts:
+            if len(fronts) > 1:
+                st.caption(f"Sentence {name}")
+            st.html(ins.render_text(front.normalized))
+    with _stage("2 · Pre-tokenization", stages.front.pre_tokenizer):
+        for name, front in fronts:
+            if len(fronts) > 1:
+                st.caption(f"Sentence {name}: {len(front.pieces):,} pieces")
+            if front.pieces:
+                st.html(ins.render_pieces(front.pieces))
+                with st.expander(f"Pieces with their offsets ({len(front.pieces):,})"):
+                    st.dataframe(ins.pieces_rows(front.pieces), hide_index=True)
+            else:
+                st.caption("Not shown for this tokenizer.")
+    with _stage("3 · Model", f"{encoder or 'its own runtime'}: tokens of sentence A"):
+        if stages.error:
+            st.error(f"{views.md_escape(stages.error)}.")
+        else:
+            body, cut = spans.render_tokens(stages.model)
+            st.html(body)
+            st.caption(f"{len(stages.model):,} tokens" + (" (the first ones drawn)" if cut else ""))
+            with st.expander("Tokens with ids, bytes and offsets"):
+                st.dataframe(ins.token_rows(stages.model), hide_index=True)
+    with _stage("4 · Post-processing", stages.post_processor):
+        if stages.post is not None:
+            body, _ = spans.render_tokens(stages.post, show_ids=False)
+            st.html(body)
+            st.dataframe(ins.post_table(stages))
+            if len(stages.post) > ins.MAX_POST_COLUMNS:
+                st.caption(f"The first {ins.MAX_POST_COLUMNS} of {len(stages.post):,} positions.")
+            st.caption("Attention mask: 1 for every real token (0 would be padding). Token type ids: 0 for "
+                       "sentence A, 1 for sentence B.")
+        else:
+            st.caption("Needs the model's tokens (see above).")
+
+
+def _walk_tab(tok, encoder, text: str) -> None:
+    if not isinstance(tok, TrainedTokenizer):
+        st.info("Walking a word needs a tokenizer trained here (or imported from a tokenizer.json this app "
+                "saved): its merges and vocabulary drive the steps. Pretrained tokenizers run inside "
+                "tiktoken or Hugging Face's runtime.")
+        return
+    pieces = ins.walk_pieces(tok, text)
+    cols = st.columns(2)
+    picked = cols[0].selectbox("A word of the text", pieces or [""], key="inspect_walk_piece",
+                               format_func=lambda p: spans.show_whitespace(p) or "(the text has no words)")
+    typed = cols[1].text_input("…or type a word", key="inspect_walk_word", placeholder="e.g. lowest")
+    words = ins.walk_pieces(tok, typed) if typed.strip() else [picked] if picked else []
+    if not words:
+        st.caption("Type some text above, or a word here.")
+        return
+    if len(words) > 1:
+        st.caption(f"The pre-tokenizer cuts that into {len(words)} words; walking the first, "
+                   f"{views.md_escape(words[0])}.")
+    word = words[0]
+    st.caption("The same word through each encoder; the one chosen above is first. Each walk ends with "
+               "exactly the split the encoder gives.")
+    order = [encoder] + [e for e in ENCODERS if e != encoder]
+    for col, enc in zip(st.columns(3), order):
+        with col:
+            walk = ins.walk_word(tok, word, enc)
+            st.markdown(f"**{enc}**" + (" (chosen)" if enc == encoder else ""))
+            st.code(ins.walk_lines(walk), language=None, wrap_lines=True)
+            if walk.refused:
+                st.caption("This tokenizer has no unknown token: encoding this word is refused.")
+
+
+def _vocabulary_tab(tok, trace, step, kind_name: str) -> None:
+    if trace is not None:
+        frame = _trained_vocabulary(state.get_results().corpus_digest, settings_key(trace.config), step, trace)
+    else:
+        frame = _other_vocabulary(kind_name, getattr(tok, "name", ""), len(getattr(tok, "vocab", ()))
+                                  or getattr(tok, "vocab_size", 0), id(tok), tok)
+    cols = st.columns([3, 2])
+    query = cols[0].text_input("Search tokens", key="inspect_vocab_query", placeholder="a token, its text or its id")
+    partial_only = cols[1].checkbox("Only partial UTF-8 tokens", key="inspect_vocab_partial",
+                               help="Byte-level tokens whose bytes are not valid UTF-8 on their own (a piece of "
+                                    "a character): shown as <0xE4><0xBD>.")
+    shown = ins.filter_vocabulary(frame, query, partial_only)
+    n = len(shown)
+    cut = shown.head(ins.MAX_VOCAB_ROWS)
+    st.caption(f"{n:,} of {len(frame):,} tokens" + (f"; the first {ins.MAX_VOCAB_ROWS:,} drawn: search to narrow"
+                                                     if n > ins.MAX_VOCAB_ROWS else "")
+               + ". Click a column to sort" + ("; select a row to see its merge tree." if trace is not None else "."))
+    # a new filter is a new table (a selection must not point at another row); a selected row
+    # fills the "Merge tree of" box, which is what the tree shows
+    table_key = f"inspect_vocab_table:{kind_name}:{step}:{query}:{partial_only}"
+    selectable = trace is not None
+    st.dataframe(cut, hide_index=True, key=table_key, height=380, selection_mode="single-row",
+                 on_select=partial(_pick_row, table_key, tuple(cut["token"])) if selectable else "ignore",
+                 column_config={"frequency": st.column_config.NumberColumn(
+                                    help="How often the token occurs in the final segmentation of "
+                                         "the training words"),
+                                "step": st.column_config.NumberColumn(
+                                    help="The merge that created it (0: an initial symbol)")})
+    if trace is not None:
+        _merge_tree(trace, step, frame)
+    _length_chart(frame)
+
+
+def _merge_tree(trace, step: int, frame) -> None:
+    typed = st.text_input("Merge tree of", key="inspect_tree_token",
+                          placeholder="select a row above, or type a token",
+                          help="How the token was built, merge by merge, down to its initial symbols.")
+    if typed in set(frame["token"]):
+        token = typed
+    else:
+        made = [s.token for s in trace.steps[:step]]
+        token = max(made, key=len) if made else None
+        if typed:
+            st.caption(f"{views.md_escape(typed)} is not in this vocabulary; showing the longest merged token.")
+    if token is None:
+        st.caption("No merges yet: every token is an initial symbol.")
+        return
+    dot = charts.merge_tree_dot(trace, token)
+    st.markdown(f"**Merge tree of** `{token}`" if "`" not in token else "**Merge tree**")
+    st.graphviz_chart(dot)
+    st.download_button("Merge tree (.dot)", data=dot, file_name="merge-tree.dot", mime="text/vnd.graphviz",
+                       key="inspect_dl_tree", on_click="ignore",
+                       help="Graphviz source: `dot -Tpng merge-tree.dot -o tree.png` makes an image.")
+
+
+def _length_chart(frame) -> None:
+    lengths = ins.length_counts(frame)
+    if len(lengths):
+        fig = go.Figure(go.Bar(x=lengths["length"], y=lengths["tokens"], marker_color="#264653"))
+        fig.update_layout(font=charts.FONT, height=300, margin=dict(l=10, r=10, t=40, b=40),
+                          title="Tokens by length", xaxis_title="length (characters)", yaxis_title="tokens",
+                          xaxis=dict(dtick=1))
+        st.plotly_chart(fig, key="inspect_length_chart")
+        st.caption("The chart's toolbar (camera icon) saves it as a PNG.")
+
+
+def _export_tab(tok, trace, label: str) -> None:
+    st.subheader("Export")
+    if isinstance(tok, TrainedTokenizer):
+        st.caption(f"{views.md_escape(label)}: the tokenizer as files that Hugging Face `tokenizers` loads "
+                   "(tokenizer.json carries the whole pipeline; vocab.json + merges.txt assume GPT-2's "
+                   "byte-level pre-tokenizer when loaded elsewhere).")
+        files = ins.export_files(tok)   # cheap next to training; the big ones below are built on click
+        cols = st.columns(len(files))
+        for col, (name, content) in zip(cols, files.items()):
+            col.download_button(name, data=content, file_name=name, key=f"inspect_dl_{name}", on_click="ignore",
+                                icon=":material/download:",
+                                mime="application/json" if name.endswith(".json") else "text/plain")
+    else:
+        st.caption("Exports are for tokenizers trained here; pick one above.")
+    if trace is not None:
+        cols = st.columns(2)
+        cols[0].download_button("trace.csv (one row per merge)", data=lambda t=trace: ins.trace_csv(t),
+                                file_name=f"{trace.config.model}-trace.csv", mime="text/csv",
+                                key="inspect_dl_trace_csv", on_click="ignore", icon=":material/download:")
+        cols[1].download_button("trace.json (as the CLI prints it)",
+                                data=lambda t=trace: json.dumps(trace_json(t), ensure_ascii=False),
+                                file_name=f"{trace.config.model}-trace.json", mime="application/json",
+                                key="inspect_dl_trace_json", on_click="ignore", icon=":material/download:")
+        st.caption("Charts: the Plotly charts' toolbar (camera icon) saves a PNG; the merge tree downloads "
+                   "as Graphviz source on the Vocabulary tab.")
+
+    st.subheader("Import tokenizer files")
+    st.caption("A tokenizer.json (from this app or Hugging Face), a vocab.json together with its merges.txt, "
+               "or a WordPiece vocab.txt. Imported tokenizers can be inspected here and compared on the "
+               "Compare page.")
+    st.file_uploader("Tokenizer files", type=["json", "txt"], accept_multiple_files=True,
+                     key="inspect_import_files", max_upload_size=MAX_TOKENIZER_MB)
+    st.button("Import", key="inspect_import", on_click=_import_files, icon=":material/upload:")
+    imported = state.get_imported()
+    for i, (name, itok) in enumerate(imported.items()):
+        c = st.columns([4, 1], vertical_alignment="center")
+        c[0].markdown(f"**{views.md_escape(name)}**: {views.md_escape(ins.describe(itok))}")
+        c[1].button("Remove", key=f"inspect_remove_{i}", on_click=_remove_imported, args=(name,))
+
+
+def _session_tab() -> None:
+    st.subheader("Save the session")
+    snapshot = session_file.current_session()
+    st.caption("Everything in one JSON file: the corpus, the trainers' settings, the trained tokenizers "
+               "with every merge step, the Merges page's steps and the imported tokenizers. "
+               f"Now: {views.md_escape(session_file.summary(snapshot))}.")
+    st.download_button("Save session", data=lambda s=snapshot: session_file.dump_session(s),
+                       file_name=session_file.FILE_NAME, mime="application/json", key="inspect_save_session",
+                       on_click="ignore", type="primary", icon=":material/save:")
+    st.subheader("Load a session")
+    st.caption("Replaces the corpus, settings, trained tokenizers and imports with the file's. A damaged or "
+               "foreign file is refused and nothing changes.")
+    st.file_uploader("Session file", type=["json"], key="inspect_session_file", max_upload_size=MAX_SESSION_MB)
+    st.button("Load session", key="inspect_load_session", on_click=_load_session, icon=":material/folder_open:")
+
+
+# ---------------------------------------------------------------- the page
+
+for key in KEPT:
+    state.init_widget(key, state.widget_value(key + "_kept", DEFAULT_TEXT if key == "inspect_text" else ""))
 
 st.title("Inspect")
-st.markdown("Here you will follow one text through the whole pipeline (normalize, pre-tokenize, "
-            "model, post-process) and see every token's id, bytes and offsets. Coming soon; for "
-            "now, the trained vocabularies.")
+st.caption("One text through the whole pipeline (normalize → pre-tokenize → model → post-process), one word "
+           "step by step, the vocabulary, and files out and in.")
+with st.container():   # always drawn, so a message never shifts the tabs below
+    notice = state.pop_notice()
+    if notice:
+        kind, message = notice
+        {"error": st.error, "success": st.success}.get(kind, st.info)(message)
 
 results = state.get_results()
 if results is None:
-    st.info("Nothing trained yet: load a corpus and press Train on the Corpus page.")
-    st.page_link("pages/corpus.py", label="Go to the Corpus page", icon=":material/description:")
+    st.caption("Nothing trained yet: pretrained and imported tokenizers are here; train on the Corpus page "
+               "for your own.")
 else:
     st.caption(f"Trained on: {views.md_escape(results.corpus_name)}")
-    for col, (model, trace) in zip(st.columns(3), results.traces().items()):
-        with col:
-            st.subheader(MODEL_LABELS[model])
-            st.caption(f"{len(trace.vocab):,} tokens: {len(trace.special_tokens)} special, "
-                       f"{len(trace.alphabet):,} initial symbols, {len(trace.steps):,} merges")
-            st.dataframe({"id": list(range(len(trace.vocab))), "token": [views.show_spaces(t) for t in trace.vocab]},
-                         hide_index=True, height=360)
+tok, trace, step, encoder, label = _pick_tokenizer(results)
+
+cols = st.columns([3, 2])
+text = cols[0].text_area("Text", key="inspect_text", height=90, on_change=_keep, args=("inspect_text",))
+pair = cols[1].text_input("Second sentence (optional)", key="inspect_pair", on_change=_keep, args=("inspect_pair",),
+                          placeholder=SEED_PAIR[1], help="Encoded after the first: token type id 1.")
+cols[1].button("Seed 004's sentence pair", key="inspect_seed_pair", on_click=_use_seed_pair)
+
+tabs = st.tabs(TABS, key="inspect_tab", on_change="rerun")
+kind_name = state.widget_value("inspect_tokenizer", "")
+for tab, draw in zip(tabs[:3], (lambda: _pipeline_tab(tok, encoder, text, pair), lambda: _walk_tab(tok, encoder, text),
+                                lambda: _vocabulary_tab(tok, trace, step, kind_name))):
+    with tab:
+        if tab.open:
+            if tok is None:
+                st.info("No tokenizer to inspect: train on the Corpus page, or import a tokenizer file "
+                        "(Export & import tab).")
+            else:
+                draw()
+with tabs[3]:
+    if tabs[3].open:
+        _export_tab(tok, trace, label)
+with tabs[4]:
+    if tabs[4].open:
+        _session_tab()
