@@ -1,0 +1,193 @@
+"""The Merges page in Chromium: keyboard shortcuts step it, Space plays and pauses, a link reopens
+a view (lockstep included), a malformed link only warns, corpus text never runs as HTML, and
+nothing overflows a 1280-pixel projector. Screenshots go to tests/screenshots/merges-*.png:
+look at them (a blank or broken page is a failure these assertions may not catch).
+"""
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+WIDE = {"width": 1280, "height": 900}    # a projector
+WAIT = 60_000                            # two shared cores: Streamlit runs can be slow
+
+
+@pytest.fixture
+def tab(browser, app_url):
+    """A fresh session in a 1280-pixel window; opens `app_url + path` with .open(path)."""
+    context = browser.new_context(viewport=WIDE, color_scheme="light")
+    page = context.new_page()
+    page.set_default_timeout(WAIT)
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.dialogs = dialogs
+
+    def open_(path: str = "") -> None:
+        page.goto(app_url + path)
+        settle(page)
+    page.open = open_
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def settle(page) -> None:
+    page.wait_for_timeout(300)
+    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=WAIT)
+
+
+def sentence(page, n: int = 0):
+    return page.locator(".mg-sentence").nth(n)
+
+
+def expect_step(page, k: int, of: int) -> None:
+    expect(sentence(page)).to_contain_text(f"Step {k} of {of}", timeout=WAIT)
+    expect(page).to_have_url(re.compile(rf"[?&]step={k}(&|$)"), timeout=WAIT)
+
+
+def key(page, name: str) -> None:
+    page.keyboard.press(name)
+    settle(page)
+
+
+def unfocus(page) -> None:
+    """Click a plain heading: keys go to the page's shortcuts, not to a focused widget."""
+    page.get_by_role("heading", name="Merges", exact=True).first.click()
+
+
+def no_overflow(page) -> None:
+    widths = page.evaluate("""() => {
+        const main = document.querySelector('[data-testid=stMain]');
+        return [document.documentElement.scrollWidth, document.documentElement.clientWidth,
+                main.scrollWidth, main.clientWidth];
+    }""")
+    assert widths[0] <= widths[1] and widths[2] <= widths[3], widths
+
+
+def snap(page, path) -> None:
+    page.mouse.move(5, WIDE["height"] - 5)
+    height = page.evaluate("document.querySelector('[data-testid=stMainBlockContainer]').scrollHeight")
+    page.set_viewport_size({"width": WIDE["width"], "height": max(WIDE["height"], min(height + 150, 6000))})
+    page.wait_for_timeout(800)
+    page.screenshot(path=path)
+    page.set_viewport_size(WIDE)
+
+
+def train_preset(page, label: str) -> None:
+    page.get_by_role("combobox", name="Preset").click()
+    page.get_by_role("option", name=label).first.click()
+    page.get_by_role("button", name="Load preset").click()
+    settle(page)
+    page.get_by_role("button", name="Train all three").click()
+    page.get_by_text("Trained all three").wait_for(timeout=WAIT)
+    settle(page)
+
+
+def to_merges(page) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Merges").click()
+    page.get_by_role("heading", name="Merges", exact=True).first.wait_for()
+    settle(page)
+
+
+def test_keyboard_shortcuts_step_through_seed_000(tab, screenshot_dir):
+    tab.open()
+    train_preset(tab, "Seed 000 · highest higher lower… (BPE with </w>)")
+    to_merges(tab)
+    expect_step(tab, 0, 5)
+    unfocus(tab)
+    key(tab, "ArrowRight")
+    expect_step(tab, 1, 5)
+    expect(sentence(tab)).to_contain_text("(e, s) → es, id 12, seen 3 times. 5 pairs tied at 3; first took (e, s), "
+                                          "met first in 'highest'.", timeout=WAIT)
+    key(tab, "ArrowRight")
+    expect_step(tab, 2, 5)
+    key(tab, "ArrowLeft")
+    expect_step(tab, 1, 5)
+    key(tab, "End")
+    expect_step(tab, 5, 5)
+    expect(sentence(tab)).to_contain_text("(er, </w>) → er</w>", timeout=WAIT)
+    key(tab, "Home")
+    expect_step(tab, 0, 5)
+    key(tab, "ArrowRight")
+    key(tab, "ArrowRight")
+    expect_step(tab, 2, 5)
+    # projector: large text, nothing wider than the window
+    size = float(sentence(tab).evaluate("e => getComputedStyle(e).fontSize").removesuffix("px"))
+    assert size >= 22
+    expect(tab.locator(".tp-tokens .tp-hl")).to_have_count(3, timeout=WAIT)          # est, outlined in the corpus
+    expect(tab.get_by_test_id("stGraphVizChart")).to_be_visible(timeout=WAIT)
+    expect(tab.locator(".js-plotly-plot")).to_have_count(2, timeout=WAIT)             # pairs, curves
+    no_overflow(tab)
+    snap(tab, screenshot_dir / "merges-seed000.png")
+
+
+def test_space_plays_and_pauses(tab):
+    tab.open("/merges?preset=seed-001&tokenizer=bbpe&step=2&speed=0.5")
+    expect_step(tab, 2, 23)
+    unfocus(tab)
+    key(tab, "Space")
+    expect(tab.get_by_role("button", name=re.compile("^Pause"))).to_be_visible(timeout=WAIT)
+    expect(sentence(tab)).to_contain_text(re.compile(r"Step ([4-9]|1\d|2[0-3]) of 23"), timeout=WAIT)
+    key(tab, "Space")
+    expect(tab.get_by_role("button", name=re.compile("^Play"))).to_be_visible(timeout=WAIT)
+    stopped = sentence(tab).inner_text()
+    tab.wait_for_timeout(2000)
+    assert sentence(tab).inner_text() == stopped
+
+
+def test_links_reopen_the_view(tab, screenshot_dir):
+    tab.open("/merges?preset=seed-004&tokenizer=wordpiece&step=1")
+    expect_step(tab, 1, 4)
+    expect(sentence(tab)).to_contain_text("(w, ##i) → wi, id 12, score 1/3 ≈ 0.333 with count 3.", timeout=WAIT)
+    expect(tab.locator(".js-plotly-plot")).to_have_count(3, timeout=WAIT)              # pairs, count vs score, curves
+    no_overflow(tab)
+    snap(tab, screenshot_dir / "merges-wordpiece.png")
+
+    tab.open("/merges?preset=seed-001&tokenizer=bpe&step=3&lockstep=1")
+    expect(tab.locator(".mg-sentence")).to_have_count(3, timeout=WAIT)
+    for i in range(3):
+        expect(sentence(tab, i)).to_contain_text("Step 3 of", timeout=WAIT)
+    expect(tab.get_by_role("switch", name="Lockstep")).to_be_checked(timeout=WAIT)
+    unfocus(tab)
+    key(tab, "ArrowRight")
+    for i in range(3):
+        expect(sentence(tab, i)).to_contain_text("Step 4 of", timeout=WAIT)
+    no_overflow(tab)
+    snap(tab, screenshot_dir / "merges-lockstep.png")
+
+
+def test_a_malformed_link_only_warns(tab):
+    tab.open("/merges?preset=seed-000&step=abc&tokenizer=gpt5&speed=fast&token=%3Cscript%3Ealert(1)%3C/script%3E")
+    alerts = tab.get_by_test_id("stAlertContentWarning")
+    expect(alerts.first).to_be_visible(timeout=WAIT)
+    text = " ".join(alerts.all_inner_texts())
+    for needle in ("Ignored step='abc'", "Ignored tokenizer='gpt5'", "Ignored speed='fast'",
+                   "not in the BPE vocabulary"):
+        assert needle in text, text
+    expect(tab.get_by_test_id("stException")).to_have_count(0, timeout=WAIT)
+    expect_step(tab, 0, 5)
+    assert not tab.dialogs
+
+
+def test_corpus_text_never_runs(tab, screenshot_dir):
+    tab.open()
+    tab.get_by_role("tab", name="Paste").click()
+    payload = "<script>alert(1)</script> <img src=x onerror=alert(2)> <b>bold</b>\n" * 3
+    tab.get_by_role("textbox", name="Text").fill(payload)
+    tab.get_by_role("button", name="Use this text").click()
+    settle(tab)
+    tab.get_by_role("button", name="Train all three").click()
+    tab.get_by_text("Trained all three").wait_for(timeout=WAIT)
+    settle(tab)
+    to_merges(tab)
+    unfocus(tab)
+    for _ in range(3):
+        key(tab, "ArrowRight")
+    expect_step(tab, 3, int(re.search(r"of (\d+)", sentence(tab).inner_text()).group(1)))
+    expect(tab.locator(".tp-tokens")).to_contain_text("<script>", timeout=WAIT)      # shown as text
+    assert tab.locator("img[src='x']").count() == 0 and tab.locator(".tp-tokens b").count() == 0
+    assert not tab.dialogs
+    snap(tab, screenshot_dir / "merges-escaped.png")
