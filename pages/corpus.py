@@ -59,6 +59,11 @@ HELP = {
 
 # ---------------------------------------------------------------- callbacks
 
+def _upload_limit_mb() -> int:
+    """The upload limit in MB (server.maxUploadSize): the uploader refuses bigger files itself."""
+    return int(st.get_option("server.maxUploadSize"))
+
+
 def _apply_settings(settings: Settings) -> None:
     state.set_settings(settings)
     for model in MODELS:
@@ -70,13 +75,10 @@ def _load_preset() -> None:
     key = state.widget_value("corpus_preset")
     try:
         preset = presets.get_preset(key)
-        if preset.is_table:
-            corpus = Corpus.from_table(preset.name, preset.corpus_word_counts(), "preset", preset.key)
-        else:
-            corpus = Corpus.from_text(preset.name, preset.corpus_text(), "preset", preset.key)
+        corpus = Corpus.from_preset(preset)
         settings = Settings.from_configs(preset.configs())
     except PlaygroundError as e:
-        state.set_notice("error", f"Could not load the preset: {e}")
+        state.set_notice("error", f"Could not load the preset: {views.md_escape(str(e))}")
         return
     state.set_corpus(corpus)
     _apply_settings(settings)
@@ -88,7 +90,7 @@ def _use_paste() -> None:
     try:
         corpus = Corpus.from_text("Pasted text", text, "paste")
     except CorpusError as e:
-        state.set_notice("error", f"{e}. The current corpus is unchanged.")
+        state.set_notice("error", f"{views.md_escape(str(e))}. The current corpus is unchanged.")
         return
     state.set_corpus(corpus)
     state.set_notice("success", f"Using the pasted text ({corpus.size_label}).")
@@ -97,7 +99,9 @@ def _use_paste() -> None:
 def _use_upload() -> None:
     upload = state.widget_value("corpus_upload")
     if upload is None:
-        state.set_notice("error", "Choose a file first: a .txt text, or a word,count table (.csv, .tsv, .parquet).")
+        # also what a click finds after the uploader refused a file as too large (it shows why)
+        state.set_notice("error", f"Choose a file first (at most {_upload_limit_mb()} MB): a .txt text, or a "
+                                  "word,count table (.csv, .tsv, .parquet).")
         return
     name = upload.name
     try:
@@ -107,10 +111,10 @@ def _use_upload() -> None:
         else:
             corpus = Corpus.from_text(name, decode_text(data, name), "upload")
     except PlaygroundError as e:
-        state.set_notice("error", f"{e}. The current corpus is unchanged.")
+        state.set_notice("error", f"{views.md_escape(str(e))}. The current corpus is unchanged.")
         return
     state.set_corpus(corpus)
-    state.set_notice("success", f"Using {name} ({corpus.size_label}).")
+    state.set_notice("success", f"Using {views.md_escape(name)} ({corpus.size_label}).")
 
 
 def _apply_variant(model: str, changes: dict) -> None:
@@ -188,7 +192,9 @@ with tab_paste:
     st.button("Use this text", key="corpus_use_paste", on_click=_use_paste)
 with tab_upload:
     st.file_uploader("A UTF-8 .txt file, or a word-count table (.csv/.tsv with header word,count, or .parquet)",
-                     type=["txt", "csv", "tsv", "parquet"], key="corpus_upload")
+                     type=["txt", "csv", "tsv", "parquet"], key="corpus_upload",
+                     help=f"At most {_upload_limit_mb()} MB a file (server.maxUploadSize in "
+                          ".streamlit/config.toml). Bigger corpora: `streamlit run app.py -- --corpus PATH`.")
     st.button("Use this file", key="corpus_use_upload", on_click=_use_upload)
 
 st.divider()
@@ -208,7 +214,7 @@ else:
     try:
         words = training.corpus_words(corpus, settings.bpe)
     except PlaygroundError as e:
-        st.error(f"{e}. Change the BPE pre-tokenizer or normalizer, or use another corpus.")
+        st.error(f"{views.md_escape(str(e))}. Change the BPE pre-tokenizer or normalizer, or use another corpus.")
         words = None
     if words is not None:
         stats = views.table_stats(words) if corpus.is_table else corpus_stats(corpus.text, words)
@@ -219,8 +225,9 @@ else:
         cols[3].metric("Unique words", f"{stats.unique_words:,}")
         cols[4].metric("Alphabet", f"{stats.alphabet_size:,}", help="Distinct characters in the words.")
         if corpus.is_table:
-            st.caption("A word-count table: words are used as given (no pre-tokenizer, no normalizer); "
-                       "characters and bytes count each word as often as it occurs.")
+            st.caption("A word-count table: words are used as given (no pre-tokenizer, no normalizer); a word "
+                       "listed on several rows counts once, with their counts added; characters and bytes "
+                       "count each word as often as it occurs.")
         else:
             bpe = settings.bpe.resolved()
             st.caption(f"Words as the BPE settings split them (pre-tokenizer {bpe.pre_tokenizer}, "
@@ -255,6 +262,7 @@ if st.button("Train all three", key="corpus_train", type="primary", disabled=cor
             results = training.train_all(corpus, settings)
         except PlaygroundError as e:
             status.update(label="Training failed", state="error", expanded=True)
+            # settings errors quote only the offered options, never typed text: shown as they are
             st.error(f"{e}. Your corpus and earlier results are unchanged.")
         else:
             state.set_results(results)
@@ -269,7 +277,7 @@ if results is not None:
     st.dataframe(rows, hide_index=True)
     for model, trace in results.traces().items():
         for note in trace.notes:
-            st.warning(f"{MODEL_LABELS[model]}: {note}.", icon=":material/content_cut:")
+            st.warning(f"{MODEL_LABELS[model]}: {views.md_escape(note)}.", icon=":material/content_cut:")
     links = st.columns(3)
     links[0].page_link("pages/merges.py", label="Step through the merges", icon=":material/call_merge:")
     links[1].page_link("pages/compare.py", label="Compare the tokenizers", icon=":material/compare_arrows:")

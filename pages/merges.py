@@ -177,10 +177,7 @@ def _on_tree() -> None:
 def _train_preset(key: str) -> Optional[Results]:
     """A new session opened from a link naming a preset: load and train it (cached)."""
     preset = presets.get_preset(key)
-    if preset.is_table:
-        corpus = Corpus.from_table(preset.name, preset.corpus_word_counts(), "preset", preset.key)
-    else:
-        corpus = Corpus.from_text(preset.name, preset.corpus_text(), "preset", preset.key)
+    corpus = Corpus.from_preset(preset)
     settings = Settings.from_configs(preset.configs())
     with st.spinner(f"Training the link's preset, {preset.name}…"):
         results = training.train_all(corpus, settings)

@@ -63,17 +63,24 @@ class Corpus:
         return cls(name=name, text=None, word_counts=word_counts, source=source, preset=preset,
                    digest="table:" + word_counts.digest())
 
+    @classmethod
+    def from_preset(cls, preset) -> "Corpus":
+        """The corpus of a core.presets.Preset (its text, or its word-count table)."""
+        if preset.is_table:
+            return cls.from_table(preset.name, preset.corpus_word_counts(), "preset", preset.key)
+        return cls.from_text(preset.name, preset.corpus_text(), "preset", preset.key)
+
     @property
     def is_table(self) -> bool:
         return self.text is None
 
     @property
     def size_label(self) -> str:
-        """'42 characters' for text, '4 words (16 in all)' for a table."""
+        """'42 characters' for text, '4 words (16 in all)' for a table; '1 character', '1 word'."""
         if self.text is not None:
-            return f"{len(self.text):,} characters"
+            return _count(len(self.text), "character")
         wc = self.word_counts
-        return f"{len(wc):,} words ({wc.total:,} in all)" if wc is not None else ""
+        return f"{_count(len(wc), 'word')} ({wc.total:,} in all)" if wc is not None else ""
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,11 @@ class Results:
 
     def traces(self) -> dict[str, Trace]:
         return {m: self.trace(m) for m in MODELS}
+
+
+def _count(n: int, noun: str) -> str:
+    """_count(1, "word") == "1 word"; _count(1200, "word") == "1,200 words"."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def _ss(session: Optional[MutableMapping]) -> MutableMapping:
