@@ -11,6 +11,16 @@ from core.errors import PlaygroundError
 from playground import state, views
 from playground.startup import startup_corpus
 
+
+def _drop_link_parameters() -> None:
+    """Only the Merges page reads link parameters (?tokenizer=bpe&step=3). On another page they are
+    removed from the address with a message, rather than kept there doing nothing."""
+    names = list(st.query_params.keys())
+    if names:
+        st.query_params.clear()
+        st.toast(views.ignored_link_message(names), icon=":material/link_off:")
+
+
 st.set_page_config(page_title="Tokenizer Playground", page_icon=":material/token:", layout="wide")
 state.init()
 if state.first_run():
@@ -19,14 +29,17 @@ if state.first_run():
         if corpus is not None and state.get_corpus() is None:
             state.set_corpus(corpus)
     except PlaygroundError as e:
-        state.set_notice("error", f"{e}")
+        state.set_notice("error", views.md_escape(str(e)))
 
+merges_page = st.Page("pages/merges.py", title="Merges", icon=":material/call_merge:")
 page = st.navigation([
     st.Page("pages/corpus.py", title="Corpus", icon=":material/description:", default=True),
-    st.Page("pages/merges.py", title="Merges", icon=":material/call_merge:"),
+    merges_page,
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
     st.Page("pages/inspect.py", title="Inspect", icon=":material/search:"),
 ])
+if page.url_path != merges_page.url_path:
+    _drop_link_parameters()
 page.run()
 
 with st.sidebar:

@@ -33,8 +33,9 @@ def pretrained(name: str):
 
 
 @st.cache_resource(max_entries=24, show_spinner=False)
-def trained(corpus_digest: str, settings: tuple, _trace) -> TrainedTokenizer:
-    # keyed like training._cached_trace: the same (corpus, settings) is the same trace
+def trained(results_key: str, settings: tuple, _trace) -> TrainedTokenizer:
+    # keyed like training._cached_trace: the same (corpus, settings) is the same trace; a trace
+    # loaded from a session file has its own key (state.Results.cache_key)
     return TrainedTokenizer.from_trace(_trace)
 
 
@@ -48,7 +49,7 @@ def tokenizer_of(choice: compare.Choice):
         return pretrained(choice.source)
     if choice.kind == "trained":
         trace = results.trace(choice.source)
-        return trained(results.corpus_digest, settings_key(trace.config), trace)
+        return trained(results.cache_key, settings_key(trace.config), trace)
     return imported[choice.source]
 
 
@@ -216,7 +217,7 @@ if tab_diff.open:
             kind, name = vocab_key.split(":", 1)
             if kind == "trained":
                 trace = results.trace(name)
-                tokenizer = trained(results.corpus_digest, settings_key(trace.config), trace)
+                tokenizer = trained(results.cache_key, settings_key(trace.config), trace)
             else:
                 tokenizer = imported[name]
             st.caption("merges: the merges applied in the order learned · greedy: seed 002's longest token "

@@ -30,21 +30,22 @@ PRETRAINED_LABELS = {"gpt2": "GPT-2", "cl100k_base": "cl100k_base (GPT-4)", "o20
 ENCODER_HELP = ("merges: the merges in the order learned (BPE). longest-match: WordPiece's longest token "
                 "first. greedy: seed 002's longest candidate anywhere in the word, then the pieces around it.")
 TABS = ["Pipeline", "Walk a word", "Vocabulary", "Export & import", "Session"]
-KEPT = ("inspect_text", "inspect_pair")
+KEPT = ("inspect_text", "inspect_pair")     # widget values kept across pages (see _keep)
+VOCABULARY_KEPT = "inspect_vocabulary_kept"   # (imported tokenizer, its vocabulary table)
 MAX_TOKENIZER_MB = 200     # a large tokenizer.json (o200k's is ~30 MB)
-MAX_SESSION_MB = 1000      # a session with a book-sized corpus and long traces outgrows the 50 MB default   # widget values kept across pages (see _keep)
+MAX_SESSION_MB = 1000      # a session with a book-sized corpus and long traces outgrows the 50 MB default
 
 
 # ---------------------------------------------------------------- cached lookups
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _trained_tokenizer(digest: str, settings: tuple, upto: int, _trace) -> TrainedTokenizer:
+def _trained_tokenizer(results_key: str, settings: tuple, upto: int, _trace) -> TrainedTokenizer:
     # one object per (trace, step): its word cache and greedy tables survive reruns
     return TrainedTokenizer.from_trace(_trace, upto=upto)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Building the vocabulary table…")
-def _trained_vocabulary(digest: str, settings: tuple, upto: int, _trace):
+def _trained_vocabulary(results_key: str, settings: tuple, upto: int, _trace):
     return ins.trained_vocabulary(_trace, upto)
 
 
@@ -54,8 +55,25 @@ def _pretrained(name: str):
 
 
 @st.cache_resource(max_entries=8, show_spinner="Reading the vocabulary…")
-def _other_vocabulary(kind: str, name: str, size: int, identity: int, _tok):
+def _pretrained_vocabulary(name: str, _tok):
+    # a pretrained vocabulary never changes: one table per name for every session
     return ins.tokenizer_vocabulary(_tok)
+
+
+def _other_vocabulary(kind_name: str, tok):
+    """The vocabulary table of a pretrained or imported tokenizer. An imported one is kept in this
+    session only, beside the tokenizer it was built from (compared by identity while both are
+    alive). Trap: a process-wide cache keyed by id(tok) could hand one session the table of
+    another session's freed tokenizer whose address the new one reuses (same file name, same size)."""
+    if kind_name.startswith("pretrained:"):
+        return _pretrained_vocabulary(kind_name, tok)
+    kept = state.widget_value(VOCABULARY_KEPT)
+    if kept is not None and kept[0] is tok:
+        return kept[1]
+    with st.spinner("Reading the vocabulary…"):
+        frame = ins.tokenizer_vocabulary(tok)
+    state.set_widget(VOCABULARY_KEPT, (tok, frame))
+    return frame
 
 
 # ---------------------------------------------------------------- callbacks
@@ -154,7 +172,7 @@ def _pick_tokenizer(results):
                            help="The tokenizer after all its merges, or as it stands at the step the Merges "
                                 "page shows.")
         step = len(trace.steps) if at == "final" else merges_step
-        tok = _trained_tokenizer(results.corpus_digest, settings_key(trace.config), step, trace)
+        tok = _trained_tokenizer(results.cache_key, settings_key(trace.config), step, trace)
     elif kind == "pretrained":
         try:
             tok = _pretrained(name)
@@ -257,10 +275,9 @@ def _walk_tab(tok, encoder, text: str) -> None:
 
 def _vocabulary_tab(tok, trace, step, kind_name: str) -> None:
     if trace is not None:
-        frame = _trained_vocabulary(state.get_results().corpus_digest, settings_key(trace.config), step, trace)
+        frame = _trained_vocabulary(state.get_results().cache_key, settings_key(trace.config), step, trace)
     else:
-        frame = _other_vocabulary(kind_name, getattr(tok, "name", ""), len(getattr(tok, "vocab", ()))
-                                  or getattr(tok, "vocab_size", 0), id(tok), tok)
+        frame = _other_vocabulary(kind_name, tok)
     cols = st.columns([3, 2])
     query = cols[0].text_input("Search tokens", key="inspect_vocab_query", placeholder="a token, its text or its id")
     partial_only = cols[1].checkbox("Only partial UTF-8 tokens", key="inspect_vocab_partial",
@@ -303,7 +320,9 @@ def _merge_tree(trace, step: int, frame) -> None:
         st.caption("No merges yet: every token is an initial symbol.")
         return
     dot = charts.merge_tree_dot(trace, token)
-    st.markdown(f"**Merge tree of** `{token}`" if "`" not in token else "**Merge tree**")
+    # a table word may hold line breaks: made visible, a token cannot end the code span's paragraph
+    shown = spans.show_whitespace(token)
+    st.markdown(f"**Merge tree of** `{shown}`" if "`" not in shown else f"**Merge tree of** {views.md_escape(shown)}")
     st.graphviz_chart(dot)
     st.download_button("Merge tree (.dot)", data=dot, file_name="merge-tree.dot", mime="text/vnd.graphviz",
                        key="inspect_dl_tree", on_click="ignore",

@@ -68,9 +68,10 @@ class TraceFacts:
 
 
 def _trace_key(results: Results, trace: Trace) -> str:
-    # A trace is fixed by its corpus and settings (training is deterministic): a stable cache key
-    # that never hashes the trace itself.
-    return f"{results.corpus_digest}|{training.settings_key(trace.config)!r}"
+    # A trace trained here is fixed by its corpus and settings (training is deterministic): a
+    # stable cache key that never hashes the trace itself. A loaded one is keyed apart by its file
+    # (Results.cache_key), so no session file can put its traces on another user's page.
+    return f"{results.cache_key}|{training.settings_key(trace.config)!r}"
 
 
 @st.cache_resource(max_entries=training.MAX_TRACES, show_spinner=False)

@@ -688,26 +688,12 @@ def read_uploads(files: Sequence[tuple[str, bytes]], taken: Iterable[str] = ()) 
         raise TokenizerFileError("upload one merges.txt at a time, with its vocab.json")
     out = []
     for name, raw in rest:
-        lower = name.lower()
-        if lower.endswith(".json"):
-            try:
-                data = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError):
-                data = None
-            is_vocab_json = isinstance(data, dict) and "model" not in data and bool(data) and \
-                all(isinstance(v, int) for v in data.values())
-            if is_vocab_json:
-                if not merges:
-                    raise TokenizerFileError(f"{name} looks like a vocab.json: upload its merges.txt with it")
-                tok = load_tokenizer_bytes(raw, name, merges_txt=merges[0][1])
-                merges = []
-            else:
-                tok = load_tokenizer_bytes(raw, name)
-        elif lower.endswith(".txt"):
-            _looks_like_vocab_txt(raw, name)
-            tok = load_tokenizer_bytes(raw, name)
-        else:
-            raise TokenizerFileError(f"{name}: give a tokenizer.json, a vocab.json with its merges.txt, or a vocab.txt")
+        try:
+            tok, used_merges = _read_upload(name, raw, merges)
+        except RecursionError:   # json's parser on a file nested thousands deep (hostile or broken)
+            raise TokenizerFileError(f"{name} is nested too deeply to be a tokenizer file") from None
+        if used_merges:
+            merges = []
         new = unique_name(PurePath(name).stem or "tokenizer", taken)
         taken.append(new)
         out.append((new, tok))
@@ -716,6 +702,39 @@ def read_uploads(files: Sequence[tuple[str, bytes]], taken: Iterable[str] = ()) 
     if not out:
         raise TokenizerFileError("no tokenizer file given: choose a tokenizer.json, vocab.json + merges.txt or vocab.txt")
     return out
+
+
+def _is_vocab_json(raw: bytes) -> bool:
+    """A vocab.json (token -> id, nothing else), not a tokenizer.json."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(data, dict) and "model" not in data and bool(data) and \
+        all(isinstance(v, int) for v in data.values())
+
+
+def _read_upload(name: str, raw: bytes, merges: Sequence[tuple[str, bytes]]) -> tuple[object, bool]:
+    """One uploaded file as a tokenizer, and whether it took the first of `merges` (a vocab.json)."""
+    lower = name.lower()
+    used_merges = False
+    if lower.endswith(".json"):
+        if _is_vocab_json(raw):
+            if not merges:
+                raise TokenizerFileError(f"{name} looks like a vocab.json: upload its merges.txt with it")
+            tok = load_tokenizer_bytes(raw, name, merges_txt=merges[0][1])
+            used_merges = True
+        else:
+            tok = load_tokenizer_bytes(raw, name)
+    elif lower.endswith(".txt"):
+        _looks_like_vocab_txt(raw, name)
+        tok = load_tokenizer_bytes(raw, name)
+    else:
+        raise TokenizerFileError(f"{name}: give a tokenizer.json, a vocab.json with its merges.txt, or a vocab.txt")
+    size = len(tok.vocab) if isinstance(tok, TrainedTokenizer) else getattr(tok, "vocab_size", 1)
+    if not size:   # it would encode every text as nothing at all
+        raise TokenizerFileError(f"{name} has an empty vocabulary: give a tokenizer with at least one token")
+    return tok, used_merges
 
 
 def describe(tok) -> str:

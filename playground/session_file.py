@@ -21,8 +21,9 @@ Not here: widgets (pages/inspect.py), the trace format itself (core/trace_io.py)
 """
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, MutableMapping, Optional
 
 from core import presets
@@ -40,6 +41,10 @@ SESSION_FORMAT = "tokenizer-playground-session"
 SESSION_VERSION = 1
 FILE_NAME = "playground-session.json"
 SOURCES = ("paste", "upload", "preset")
+# The largest count a word-count table may give a word (core.corpus refuses bigger ones on upload).
+# Without it a hand-edited file with a count of 10^30 loaded, and the Corpus page's table of words
+# then failed (Arrow cannot hold the number).
+MAX_COUNT = 10 ** 15
 
 
 class _Bad(Exception):
@@ -148,11 +153,16 @@ def parse_session(raw: bytes, name: str = "the file") -> Session:
         raise _fail(f"{name} is a session file of version {version!r}; this app reads version {SESSION_VERSION}"
                     + (": update the app to load it" if newer else ""))
     try:
-        return _session(data)
+        s = _session(data)
     except (_Bad, PlaygroundError) as e:   # TokenizerFileError, CorpusError, ConfigError
         raise _fail(f"{name} is damaged: {e}") from None
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
         raise _fail(f"{name} is damaged ({type(e).__name__}: {e})") from None
+    except RecursionError:   # an imported tokenizer's JSON nested thousands deep
+        raise _fail(f"{name} is damaged: a part of it is nested too deeply") from None
+    if s.results is not None:   # its traces are the file's: cached apart from trained ones (state.Results)
+        s = replace(s, results=replace(s.results, origin="file:" + hashlib.sha256(raw).hexdigest()))
+    return s
 
 
 def _need(d: dict, key: str, where: str):
@@ -193,8 +203,8 @@ def _corpus(value) -> Optional[Corpus]:
     words, counts = _need(wc, "words", "corpus.word_counts"), _need(wc, "counts", "corpus.word_counts")
     if (not isinstance(words, list) or not isinstance(counts, list) or len(words) != len(counts) or not words
             or not all(type(w) is str and w for w in words)
-            or not all(type(c) is int and c > 0 for c in counts) or len(set(words)) != len(words)):
-        raise _Bad("corpus.word_counts: expected as many positive counts as distinct words")
+            or not all(type(c) is int and 0 < c <= MAX_COUNT for c in counts) or len(set(words)) != len(words)):
+        raise _Bad("corpus.word_counts: expected as many counts (1 to 10^15) as distinct words")
     return Corpus.from_table(name, WordCounts(tuple(words), tuple(counts)), source, preset)
 
 

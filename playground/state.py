@@ -110,6 +110,18 @@ class Results:
     bpe: Trace
     bbpe: Trace
     wordpiece: Trace
+    # "" when trained here; "file:<sha256 of the session file>" when loaded from one (not compared:
+    # the same results loaded back are equal to the ones saved)
+    origin: str = field(default="", compare=False)
+
+    @property
+    def cache_key(self) -> str:
+        """What the shared tokenizer caches key these traces by (with each trace's settings_key).
+        Trained here, a trace is fixed by its corpus and settings, so the corpus digest is enough
+        and every session that trains the same shares one tokenizer. A loaded trace is whatever its
+        file says, under whatever digest the file claims: keyed apart, so that no session file can
+        put its traces in front of a user who trains that corpus here."""
+        return self.corpus_digest if not self.origin else f"{self.corpus_digest}|{self.origin}"
 
     def trace(self, model: str) -> Trace:
         return getattr(self, model)

@@ -82,12 +82,23 @@ def table_stats(wc: WordCounts) -> CorpusStats:
                        unique_words=len(wc), alphabet_size=len(alphabet))
 
 
-_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=")
+_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=&")
 
 
 def md_escape(text: str) -> str:
-    """User text placed in Markdown, shown literally: md_escape("a*b*") == "a\\*b\\*"."""
+    """User text placed in Markdown, shown literally: md_escape("a*b*") == "a\\*b\\*".
+    `&` too, so that "&lt;" shows as typed rather than as "<"."""
     return "".join("\\" + c if c in _MD_SPECIAL else c for c in text)
+
+
+def ignored_link_message(names, shown: int = 5, length: int = 30) -> str:
+    """The message for link parameters a page does not read (Markdown, escaped):
+    ignored_link_message(["step"]) == "Ignored the link parameter step: only the Merges page reads link parameters."
+    """
+    cut = [n if len(n) <= length else n[:length] + "…" for n in list(names)[:shown]]
+    listed = ", ".join(md_escape(n) for n in cut) + (", …" if len(names) > shown else "")
+    noun = "parameter" if len(names) == 1 else "parameters"
+    return f"Ignored the link {noun} {listed}: only the Merges page reads link parameters."
 
 
 def show_spaces(word: str) -> str:
