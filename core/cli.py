@@ -112,7 +112,8 @@ def _words(args) -> WordCounts:
     # each file ends its last line: files never run into each other
     text = "\n".join(t[:-1] if t.endswith("\n") and len(texts) > 1 else t for t in texts)
     config = TrainConfig(model=args.model, pre_tokenizer=args.pre_tokenizer).resolved()
-    return count_words(text, config.pre_tokenizer, args.normalizer, keep_newlines=args.keep_newlines)
+    # the CLI runs no other threads: its counting workers may fork (fast, nothing re-imported)
+    return count_words(text, config.pre_tokenizer, args.normalizer, keep_newlines=args.keep_newlines, fork=True)
 
 
 def _score_json(score):
@@ -219,7 +220,7 @@ def _count(args) -> int:
     if args.workers is not None and args.workers < 1:
         raise ConfigError("--workers must be at least 1")
     wc = count_files(args.inputs, args.pre_tokenizer, args.normalizer, keep_newlines=args.keep_newlines,
-                     workers=args.workers, progress=terminal_progress())
+                     workers=args.workers, progress=terminal_progress(), fork=True)
     _write_table(wc, args.out)
     return 0
 

@@ -102,10 +102,12 @@ def _count_span(args) -> Counter:
 
 
 def count_words(text: str, pre_tokenizer: str = "whitespace", normalizer: str = "none", *,
-                keep_newlines: bool = False, workers: int | None = None, progress=None) -> WordCounts:
+                keep_newlines: bool = False, workers: int | None = None, progress=None,
+                fork: bool = False) -> WordCounts:
     """Count the words of a text, read line by line as CLI.md says.
 
     workers: processes to count with; None = all cores when the text is large.
+    fork: the caller's process has no other threads, so workers may fork (see process_context).
     progress: optional callable(done_fraction) called as chunks finish.
     """
     check_names(normalizer=normalizer, pre_tokenizer=pre_tokenizer)
@@ -123,7 +125,7 @@ def count_words(text: str, pre_tokenizer: str = "whitespace", normalizer: str = 
         for c in chunks:
             spans.append((pos, pos + len(c), pre_tokenizer, normalizer, keep_newlines))
             pos += len(c)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=process_context(),
+        with ProcessPoolExecutor(max_workers=workers, mp_context=process_context(fork),
                                  initializer=_set_worker_text, initargs=(text,)) as pool:
             for i, counter in enumerate(pool.map(_count_span, spans)):
                 _merge_in_order(merged, counter)
@@ -139,10 +141,12 @@ def count_words(text: str, pre_tokenizer: str = "whitespace", normalizer: str = 
     return WordCounts(tuple(merged), tuple(merged.values()))
 
 
-def process_context():
-    """fork where it is safe (a single-threaded process such as the CLI: no re-import, fast);
-    spawn in a multi-threaded one such as the app's server, where forking threads is unsafe."""
-    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+def process_context(fork: bool = False):
+    """The start method for counting workers. fork only when the caller vouches that the process
+    has no other threads, native ones included (the CLI): forking after HF tokenizers' or a
+    browser driver's threads started can leave a worker dead and the pool waiting forever.
+    Everywhere else spawn, which re-imports instead of copying."""
+    if fork and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
 

@@ -61,7 +61,7 @@ def _decode(data: bytes, path, offset: int) -> str:
 
 def count_files(paths: Iterable, pre_tokenizer: str = "whitespace", normalizer: str = "none", *,
                 keep_newlines: bool = False, workers: Optional[int] = None,
-                progress: Optional[Callable[[int, int], None]] = None) -> WordCounts:
+                progress: Optional[Callable[[int, int], None]] = None, fork: bool = False) -> WordCounts:
     """Count the words of text files, streamed. progress(bytes_done, bytes_total)."""
     check_names(normalizer=normalizer, pre_tokenizer=pre_tokenizer)
     paths = [Path(p) for p in paths]
@@ -85,7 +85,7 @@ def count_files(paths: Iterable, pre_tokenizer: str = "whitespace", normalizer: 
             if progress:
                 progress(done, total)
     else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=process_context()) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=process_context(fork)) as pool:
             pending = []
             for job in jobs():
                 pending.append((pool.submit(_count_chunk, job), len(job[0].encode("utf-8"))))

@@ -194,7 +194,7 @@ def test_parallel_counting_equals_single_process(name, normalizer, keep_newlines
     if start:
         import multiprocessing
         import core.corpus
-        monkeypatch.setattr(core.corpus, "process_context", lambda: multiprocessing.get_context(start))
+        monkeypatch.setattr(core.corpus, "process_context", lambda fork=False: multiprocessing.get_context(start))
     text = big_text_cached()
     assert len(text) > max(PARALLEL_MIN_CHARS, 2_000_000)
     one = count_words(text, name, normalizer, keep_newlines=keep_newlines, workers=1)
