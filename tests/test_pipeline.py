@@ -185,21 +185,41 @@ def big_text_cached() -> str:
     return big_text()
 
 
+_PARALLEL_CHECK = """
+import sys, multiprocessing
+sys.path[:0] = [{root!r}, {tests!r}]
+import core.corpus
+from core.corpus import count_words
+from test_pipeline import big_text
+name, normalizer, keep_newlines, start = {args!r}
+if __name__ == "__main__":
+    fork = start is None
+    if start == "spawn":
+        core.corpus.process_context = lambda fork=False: multiprocessing.get_context("spawn")
+    text = big_text()
+    one = count_words(text, name, normalizer, keep_newlines=keep_newlines, workers=1)
+    two = count_words(text, name, normalizer, keep_newlines=keep_newlines, workers=2, fork=fork)
+    assert two.words == one.words, "order of first appearance differs"
+    assert two.counts == one.counts, "counts differ"
+    if name == "gpt2":
+        assert ("\\r\\n" in one.words) == keep_newlines and ("\\u2028" in one.words)
+    print("same", len(one))
+"""
+
+
 @pytest.mark.parametrize("name,normalizer,keep_newlines,start", [
     ("gpt2", "none", False, None), ("gpt2", "none", True, None), ("whitespace", "none", False, None),
     ("bert", "lowercase", False, None), ("gpt2", "none", False, "spawn")])
-def test_parallel_counting_equals_single_process(name, normalizer, keep_newlines, start, monkeypatch):
-    """start: the workers' start method; None = core's choice (fork in a single-threaded process),
-    "spawn" = what the app's multi-threaded server uses."""
-    if start:
-        import multiprocessing
-        import core.corpus
-        monkeypatch.setattr(core.corpus, "process_context", lambda fork=False: multiprocessing.get_context(start))
-    text = big_text_cached()
-    assert len(text) > max(PARALLEL_MIN_CHARS, 2_000_000)
-    one = count_words(text, name, normalizer, keep_newlines=keep_newlines, workers=1)
-    two = count_words(text, name, normalizer, keep_newlines=keep_newlines, workers=2)
-    assert two.words == one.words  # the order of first appearance too
-    assert two.counts == one.counts
-    if name == "gpt2":
-        assert ("\r\n" in one.words) == keep_newlines and ("\u2028" in one.words)
+def test_parallel_counting_equals_single_process(name, normalizer, keep_newlines, start, tmp_path):
+    """start: the workers' start method; None = fork, as the CLI counts; "spawn" = the default
+    elsewhere. Run in a fresh process, as the CLI runs: this pytest process has run Streamlit
+    pages (AppTest leaves a page script as __main__, which spawn would re-run) and browser drivers."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    here = Path(__file__).resolve().parent
+    script = tmp_path / "check.py"
+    script.write_text(_PARALLEL_CHECK.format(root=str(here.parent), tests=str(here),
+                                             args=(name, normalizer, keep_newlines, start)), encoding="utf-8")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.startswith("same"), r.stderr[-2000:]
