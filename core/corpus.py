@@ -112,7 +112,9 @@ def count_words(text: str, pre_tokenizer: str = "whitespace", normalizer: str = 
     """
     check_names(normalizer=normalizer, pre_tokenizer=pre_tokenizer)
     if workers is None:
-        workers = (os.cpu_count() or 1) if len(text) >= PARALLEL_MIN_CHARS else 1
+        # parallel by default only where workers may fork: a spawned worker re-imports the main
+        # module, which in a Streamlit server or after AppTest is a page script
+        workers = (os.cpu_count() or 1) if len(text) >= PARALLEL_MIN_CHARS and fork else 1
     if pre_tokenizer == "jieba":
         workers = 1  # jieba's dictionary load would be paid again in every worker
     size = _CHUNK_CHARS if workers == 1 else max(_CHUNK_CHARS // 4, len(text) // (workers * 4) + 1)

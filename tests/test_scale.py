@@ -27,10 +27,20 @@ def test_chunks_cut_only_at_line_breaks(tmp_path):
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("pre", ["whitespace", "gpt2", "bert"])
 def test_streamed_counting_equals_in_memory_counting(tmp_path, workers, pre, monkeypatch):
-    monkeypatch.setattr("core.scale.CHUNK_BYTES", 64)
     p = tmp_path / "t.txt"
     p.write_bytes(TEXT.encode("utf-8"))
-    streamed = count_files([p], pre, workers=workers)
+    if workers == 1:
+        monkeypatch.setattr("core.scale.CHUNK_BYTES", 64)
+        streamed = count_files([p], pre, workers=1)
+    else:
+        # in a fresh process, as the CLI counts: this pytest process has run Streamlit pages
+        # (a page script left as __main__, which spawned workers would re-run)
+        out = tmp_path / "c.csv"
+        r = subprocess.run([sys.executable, "-m", "core", "count", str(p), "--pre-tokenizer", pre,
+                            "--workers", "2", "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+        streamed = read_word_count_table(out.read_bytes())
     assert streamed == count_words(TEXT, pre, workers=1)
 
 
