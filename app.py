@@ -38,7 +38,8 @@ page = st.navigation([
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
     st.Page("pages/inspect.py", title="Inspect", icon=":material/search:"),
 ])
-if page.url_path != merges_page.url_path:
+# by identity, not url_path: a page made in bare Python (a spawned worker re-running __main__) has none
+if page is not merges_page:
     _drop_link_parameters()
 page.run()
 

@@ -13,7 +13,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 import time
 from html.parser import HTMLParser
 from pathlib import Path
@@ -489,9 +492,8 @@ def test_odd_but_valid_session_files_load_and_every_page_runs():
         change(d)
         return json.dumps(d, ensure_ascii=False).encode()
     variants = [
-        variant(lambda d: d["corpus"].update(name=PAYLOAD)),
+        variant(lambda d: (d["corpus"].update(name=PAYLOAD), d["results"]["traces"]["bpe"].update(stop_reason=PAYLOAD))),
         variant(lambda d: d["results"].update(corpus_digest="nothing", corpus_name=PAYLOAD)),
-        variant(lambda d: d["results"]["traces"]["bpe"].update(stop_reason=PAYLOAD)),
         variant(lambda d: [s.update(candidates=[]) for s in d["results"]["traces"]["wordpiece"]["steps"]]),
         variant(lambda d: d.update(corpus={"name": "table", "source": "upload", "preset": None,
                                            "word_counts": {"words": ["a b", "\x00", "👩‍👩‍👧"], "counts": [1, 10 ** 15, 2]}})),
@@ -552,6 +554,17 @@ def test_malformed_links_on_every_page(page):
             assert state.get_corpus(at.session_state) is before[0]
         else:
             assert_kept(at, before, str(params))
+
+
+def test_app_py_runs_in_bare_python():
+    """A spawned worker process re-runs __main__, which after an AppTest (or inside the server) is
+    app.py, in bare Python: no Streamlit runtime, pages without URL paths. It must not fail (it did
+    when app.py compared url_path: counting workers died and the pool broke)."""
+    code = ("import runpy, sys; sys.argv = ['app.py']; "
+            f"runpy.run_path({str(APP)!r}, run_name='__mp_main__'); print('bare run done')")
+    done = subprocess.run([sys.executable, "-c", code], cwd=APP.parent, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(APP.parent)})
+    assert done.returncode == 0 and "bare run done" in done.stdout, done.stderr[-2000:]
 
 
 @pytest.mark.parametrize("params", LINKS, ids=range(len(LINKS)))
