@@ -674,7 +674,7 @@ def cut_long_words(words: WordCounts, limit: int = MAX_WORD_CHARS) -> tuple[Word
             pairs.extend((w[i:i + limit], c) for i in range(0, len(w), limit))
     longest = max(len(w) for w in words.words)
     note = (f"{_plural(cut, 'word')} longer than {limit:,} characters (the longest: {longest:,}) "
-            f"were cut into pieces of {limit:,} for training; a pre-tokenizer that splits them "
+            f"{'was' if cut == 1 else 'were'} cut into pieces of {limit:,} for training; a pre-tokenizer that splits them "
             "(e.g. chars or gpt2) avoids this")
     return WordCounts.from_pairs(pairs), (note,)
 

@@ -262,8 +262,7 @@ if st.button("Train all three", key="corpus_train", type="primary", disabled=cor
             results = training.train_all(corpus, settings)
         except PlaygroundError as e:
             status.update(label="Training failed", state="error", expanded=True)
-            # settings errors quote only the offered options, never typed text: shown as they are
-            st.error(f"{e}. Your corpus and earlier results are unchanged.")
+            st.error(f"{views.md_escape(str(e))}. Your corpus and earlier results are unchanged.")
         else:
             state.set_results(results)
             status.update(label="Trained all three", state="complete", expanded=False)

@@ -383,7 +383,7 @@ def _corpus(results: Results, trace: Trace, k: int) -> None:
     try:
         cv = _corpus_view(_trace_key(results, trace), k, "text" if text is not None else "words", trace, text)
     except PlaygroundError as e:
-        st.error(f"Could not split the corpus at this step: {e}.")
+        st.error(f"Could not split the corpus at this step: {views.md_escape(str(e))}.")
         return
     tall = cv.shown > (60 if cv.from_table else 1200)
     with st.container(height=430 if tall else "content", border=True):

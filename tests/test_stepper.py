@@ -213,6 +213,8 @@ def test_parse_url_reads_a_good_link():
     ({"step": "abc"}, "Ignored step='abc'"),
     ({"step": "1.5"}, "a step is a whole number"),
     ({"step": "9" * 5000}, "Ignored step="),
+    ({"step": "9" * 13}, "too large for any trace"),
+    ({"step": "-" + "9" * 13}, "too large for any trace"),
     ({"lockstep": "maybe"}, "Ignored lockstep"),
     ({"speed": "fast"}, "Ignored speed='fast'"),
     ({"speed": "nan"}, "Ignored speed"),

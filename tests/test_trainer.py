@@ -463,3 +463,6 @@ def test_words_longer_than_the_limit_are_cut_and_said():
     wc = WordCounts(("ab" * 6000, "abc"), (1, 2))
     tr = train(wc, TrainConfig(model="bpe", vocab_size=20))
     assert max(len(w) for w in tr.words.words) == 10_000 and tr.notes and "cut into pieces" in tr.notes[0]
+    assert tr.notes[0].startswith("1 word longer than 10,000 characters (the longest: 12,000) was cut")
+    two = train(WordCounts(("ab" * 6000, "ba" * 6000), (1, 1)), TrainConfig(model="bpe", vocab_size=20))
+    assert two.notes[0].startswith("2 words longer than 10,000 characters (the longest: 12,000) were cut")
