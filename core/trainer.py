@@ -32,8 +32,7 @@ from __future__ import annotations
 import gc
 import heapq
 import threading
-from bisect import bisect_left
-from collections import Counter
+from bisect import bisect_left, insort
 from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
 from fractions import Fraction
@@ -271,9 +270,10 @@ class _Trainer:
         self.pair_words: dict[tuple[int, int], list[int]] = {}
         self.first_key: dict[tuple[int, int], tuple[int, int]] = {}
         self.pair_value: dict = {}
-        self.value_hist: Counter = Counter()
+        self.value_hist: dict = {}
         self.symbol_pairs: dict[int, set] = {}  # likelihood only: symbol -> pairs that contain it
         self.heap: list = []
+        self.top: list = []    # the best entries, out of the heap (see _pop_best)
         self._count_initial_pairs()
 
     # -- setup
@@ -319,17 +319,28 @@ class _Trainer:
             return (c // g, d // g)   # the exact score count/d, reduced: equal scores, equal tuples
         return c
 
-    def _set_value(self, p) -> None:
+    def _set_value(self, p) -> bool:
+        """Store the pair's current value (or drop it below min_frequency); True if the pair's
+        place in the queue got better (it is new, or its value rose), the only case that needs
+        a new heap entry (see _pop_best)."""
+        h = self.value_hist
         old = self.pair_value.pop(p, None)
         if old is not None:
-            h = self.value_hist
-            h[old] -= 1
-            if not h[old]:
+            n = h[old] - 1
+            if n:
+                h[old] = n
+            else:
                 del h[old]
         v = self._value(p)
-        if v is not None:
-            self.pair_value[p] = v
-            self.value_hist[v] += 1
+        if v is None:
+            return False
+        self.pair_value[p] = v
+        h[v] = h.get(v, 0) + 1
+        if old is None:
+            return True
+        if self.likelihood:
+            return v[0] * old[1] > old[0] * v[1]
+        return v > old
 
     def _tie_key(self, p) -> tuple:
         if self.rule == "first":
@@ -352,27 +363,49 @@ class _Trainer:
         return (-v, 0, k1, k2, p[0], p[1])
 
     def _valid(self, e) -> bool:
+        """Whether a heap entry holds its pair's current value and tie key (hf's and lexical's
+        keys never change for a pair; first's moves with the first occurrence)."""
         p = (e[4], e[5])
         v = self.pair_value.get(p)
         if v is None or (e[1].value != v if self.likelihood else -e[0] != v):
             return False
-        return (e[2], e[3]) == self._tie_key(p)
+        return self.rule != "first" or self.first_key[p] == (e[2], e[3])
 
     def _pop_best(self, k: int) -> list[tuple[int, int]]:
-        """The k best pairs in tie-rule order (winner first); the heap is left holding them."""
-        heap, out, seen = self.heap, [], set()
-        kept = []
-        while heap and len(out) < k:
+        """The k best pairs in tie-rule order (winner first).
+
+        The queue is lazy, as HF's: a pair gets a new heap entry only when its place gets better
+        (merge(): new pair, value up, first occurrence earlier); when it gets worse its old entry
+        stays, ranked too high, and is replaced by a true one when it comes to the top. So every
+        live pair has an entry ranked at least as high as it truly is, and popping until the
+        top entry ranks below the k-th valid one found gives the k best.
+        The k best stay out of the heap between calls, in the sorted list self.top: a merge
+        changes few pairs, so the next step re-checks those k and pops only what now beats them."""
+        valid, entry, pair_value, heap = self._valid, self._entry, self.pair_value, self.heap
+        top = []
+        for e in self.top:
+            if valid(e):
+                top.append(e)
+            elif (e[4], e[5]) in pair_value:
+                heapq.heappush(heap, entry((e[4], e[5])))
+        held = {(e[4], e[5]) for e in top}
+        while heap and (len(top) < k or heap[0] < top[-1]):
             e = heapq.heappop(heap)
             p = (e[4], e[5])
-            if p in seen or not self._valid(e):
+            if p in held:
+                continue   # a second entry of a pair already held
+            if not valid(e):
+                if p in pair_value:   # ranked too high: queue it where it truly is
+                    heapq.heappush(heap, entry(p))
                 continue
-            seen.add(p)
-            out.append(p)
-            kept.append(e)
-        for e in kept:
-            heapq.heappush(heap, e)
-        return out
+            insort(top, e)
+            held.add(p)
+            if len(top) > k:
+                out = top.pop()
+                held.discard((out[4], out[5]))
+                heapq.heappush(heap, out)
+        self.top = top
+        return [(e[4], e[5]) for e in top]
 
     # -- one merge
 
@@ -439,6 +472,7 @@ class _Trainer:
         changes: dict = {}
         dirty: set = set()
         recompute: set = set()
+        earlier: set = set()   # pairs whose first occurrence moved up (rule first)
         changed: list[ChangedWord] = []
         changed_total = 0
         merged_tokens = 0
@@ -522,6 +556,7 @@ class _Trainer:
                     if cur is None or cand < cur:
                         first_key[q] = cand
                         dirty.add(q)
+                        earlier.add(q)
             if track_first:
                 # A pair whose first occurrence was in this word and lost one here may now
                 # occur first later in it, or in another word: look again once all are merged.
@@ -557,13 +592,10 @@ class _Trainer:
             for s in (a, b, ab):
                 dirty.update(self.symbol_pairs.get(s, ()))
         dirty.add(p)
-        pair_value = self.pair_value
+        pair_value, heap, set_value, entry = self.pair_value, self.heap, self._set_value, self._entry
         for q in dirty:
-            old_v = pair_value.get(q)
-            self._set_value(q)
-            v = pair_value.get(q)
-            if v is not None and (v != old_v or q in recompute or track_first):
-                heapq.heappush(self.heap, self._entry(q))
+            if set_value(q) or (q in earlier and q in pair_value):
+                heapq.heappush(heap, entry(q))
         if len(self.heap) > 4 * len(pair_value) + 100_000:
             self.heap = [self._entry(q) for q in pair_value]
             heapq.heapify(self.heap)
