@@ -480,6 +480,9 @@ class _Trainer:
         units = self.units
         for wi in pair_words.pop(p):
             old = words[wi]
+            left = old.count(a)   # the `a`s not yet passed: the search stops without an exception
+            if not left:
+                continue  # stale index entry
             n = len(old)
             c = counts[wi]
             # Rebuild the word left to right, jumping from one `a` to the next with list.index
@@ -488,27 +491,30 @@ class _Trainer:
             # Word::merge): (prev, a) -> (prev, ab) and (b, next) -> (ab, next). `prev` is the
             # rebuilt word's last symbol, so `a b a b` nets (b, a) -1, (ab, ab) +1.
             new: list[int] = []
-            created = []   # (pair with ab, unit offset of its left symbol), left to right
+            created = []   # pairs with ab, left to right
+            created_at = []   # rule first: the unit offset of each one's left symbol
             lost = []      # pairs this word has fewer of
             i = occ = off = 0   # off: unit offset of the end of `new` (rule `first` only)
             merged_until = -1   # where the last merge ended in `old`
-            while True:
-                try:
-                    j = old.index(a, i)
-                except ValueError:
-                    break
+            while left:
+                j = old.index(a, i)
+                left -= 1
                 if j + 1 >= n or old[j + 1] != b:
                     if track_first:
                         off += sum(map(units.__getitem__, old[i:j + 1]))
                     new += old[i:j + 1]
                     i = j + 1
                     continue
+                if b == a:
+                    left -= 1   # the `b` is an `a` too, and is merged away
                 if j > i:
                     if track_first:
                         off += sum(map(units.__getitem__, old[i:j]))
                     new += old[i:j]
                 elif j == merged_until and j + 1 < n:
                     created.pop()  # `a b a b`: the (ab, a) the last merge made is merged away
+                    if track_first:
+                        created_at.pop()
                 if new:
                     prev = new[-1]
                     q = (prev, a)
@@ -516,7 +522,9 @@ class _Trainer:
                     lost.append(q)
                     q = (prev, ab)
                     changes[q] = changes.get(q, 0) + c
-                    created.append((q, off - units[prev]))
+                    created.append(q)
+                    if track_first:
+                        created_at.append(off - units[prev])
                 if j + 2 < n:
                     nxt = old[j + 2]
                     q = (b, nxt)
@@ -524,9 +532,12 @@ class _Trainer:
                     lost.append(q)
                     q = (ab, nxt)
                     changes[q] = changes.get(q, 0) + c
-                    created.append((q, off))
+                    created.append(q)
+                    if track_first:
+                        created_at.append(off)
                 new.append(ab)
-                off += units[ab]
+                if track_first:
+                    off += units[ab]
                 i = merged_until = j + 2
                 occ += 1
             if not occ:
@@ -537,10 +548,7 @@ class _Trainer:
             merged_tokens += occ * c
             if len(changed) < MAX_CHANGED_WORDS:
                 changed.append(ChangedWord(tuple(old), tuple(new), c))
-            freq[a] -= occ * c
-            freq[b] -= occ * c
-            freq[ab] += occ * c
-            for q, q_off in created:
+            for q in created:
                 lst = pair_words.get(q)
                 if lst is None:
                     pair_words[q] = [wi]
@@ -550,19 +558,22 @@ class _Trainer:
                     k = bisect_left(lst, wi)
                     if k == len(lst) or lst[k] != wi:
                         lst.insert(k, wi)
-                if track_first:
+            if track_first:
+                for q, q_off in zip(created, created_at):
                     cur = first_key.get(q)
                     cand = (wi, q_off)
                     if cur is None or cand < cur:
                         first_key[q] = cand
                         dirty.add(q)
                         earlier.add(q)
-            if track_first:
                 # A pair whose first occurrence was in this word and lost one here may now
                 # occur first later in it, or in another word: look again once all are merged.
                 for q in lost:
                     if first_key.get(q, (-1,))[0] == wi:
                         recompute.add(q)
+        freq[a] -= merged_tokens
+        freq[b] -= merged_tokens
+        freq[ab] += merged_tokens
         self.total_tokens -= merged_tokens
 
         changes.pop(p, None)  # the merged pair is gone from every word it was in
