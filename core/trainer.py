@@ -302,45 +302,44 @@ class _Trainer:
             for p in pair_count:
                 self.symbol_pairs.setdefault(p[0], set()).add(p)
                 self.symbol_pairs.setdefault(p[1], set()).add(p)
-        for p in pair_count:
-            self._set_value(p)
+        self._revalue(pair_count, queue=False)
         self.heap = [self._entry(p) for p in self.pair_value]
         heapq.heapify(self.heap)
 
     # -- values and keys
 
-    def _value(self, p):
-        c = self.pair_count.get(p, 0)
-        if c < self.min_freq:
-            return None
-        if self.likelihood:
-            d = self.symbol_freq[p[0]] * self.symbol_freq[p[1]]
-            g = gcd(c, d)
-            return (c // g, d // g)   # the exact score count/d, reduced: equal scores, equal tuples
-        return c
-
-    def _set_value(self, p) -> bool:
-        """Store the pair's current value (or drop it below min_frequency); True if the pair's
-        place in the queue got better (it is new, or its value rose), the only case that needs
-        a new heap entry (see _pop_best)."""
-        h = self.value_hist
-        old = self.pair_value.pop(p, None)
-        if old is not None:
-            n = h[old] - 1
-            if n:
-                h[old] = n
+    def _revalue(self, pairs, earlier=frozenset(), queue: bool = True) -> None:
+        """Store each pair's current value (none below min_frequency: the pair leaves the race)
+        and keep value_hist (-> `tied`) in step. With `queue`, give a new heap entry to each pair
+        whose place got better: it is new, its value rose, or (rule first) its first occurrence
+        moved up (`earlier`). A pair whose place got worse keeps its old entry (see _pop_best).
+        Values: a pair's count; for likelihood the exact score count / (freq(x) freq(y)) as a
+        reduced (numerator, denominator): equal scores, equal tuples."""
+        pair_value, pair_count, hist, freq = self.pair_value, self.pair_count, self.value_hist, self.symbol_freq
+        heap, entry, likelihood, min_freq = self.heap, self._entry, self.likelihood, self.min_freq
+        for q in pairs:
+            old = pair_value.pop(q, None)
+            if old is not None:
+                n = hist[old] - 1
+                if n:
+                    hist[old] = n
+                else:
+                    del hist[old]
+            c = pair_count.get(q, 0)
+            if c < min_freq:
+                continue
+            if likelihood:
+                d = freq[q[0]] * freq[q[1]]
+                g = gcd(c, d)
+                v = (c // g, d // g)
+                better = old is None or v[0] * old[1] > old[0] * v[1]
             else:
-                del h[old]
-        v = self._value(p)
-        if v is None:
-            return False
-        self.pair_value[p] = v
-        h[v] = h.get(v, 0) + 1
-        if old is None:
-            return True
-        if self.likelihood:
-            return v[0] * old[1] > old[0] * v[1]
-        return v > old
+                v = c
+                better = old is None or c > old
+            pair_value[q] = v
+            hist[v] = hist.get(v, 0) + 1
+            if queue and (better or q in earlier):
+                heapq.heappush(heap, entry(q))
 
     def _tie_key(self, p) -> tuple:
         if self.rule == "first":
@@ -470,7 +469,6 @@ class _Trainer:
         track_first = self.rule == "first"
         first_key = self.first_key
         changes: dict = {}
-        dirty: set = set()
         recompute: set = set()
         earlier: set = set()   # pairs whose first occurrence moved up (rule first)
         changed: list[ChangedWord] = []
@@ -564,7 +562,6 @@ class _Trainer:
                     cand = (wi, q_off)
                     if cur is None or cand < cur:
                         first_key[q] = cand
-                        dirty.add(q)
                         earlier.add(q)
                 # A pair whose first occurrence was in this word and lost one here may now
                 # occur first later in it, or in another word: look again once all are merged.
@@ -578,35 +575,36 @@ class _Trainer:
 
         changes.pop(p, None)  # the merged pair is gone from every word it was in
         recompute.discard(p)
+        likelihood, symbol_pairs = self.likelihood, self.symbol_pairs
         for q, d in changes.items():
             n = pair_count.get(q, 0) + d
             if n > 0:
-                if q not in pair_count and self.likelihood:
-                    self.symbol_pairs.setdefault(q[0], set()).add(q)
-                    self.symbol_pairs.setdefault(q[1], set()).add(q)
+                if likelihood and q not in pair_count:
+                    symbol_pairs.setdefault(q[0], set()).add(q)
+                    symbol_pairs.setdefault(q[1], set()).add(q)
                 pair_count[q] = n
             else:
                 pair_count.pop(q, None)
                 pair_words.pop(q, None)
                 first_key.pop(q, None)
-                if self.likelihood:
-                    self.symbol_pairs.get(q[0], set()).discard(q)
-                    self.symbol_pairs.get(q[1], set()).discard(q)
+                if likelihood:
+                    symbol_pairs.get(q[0], set()).discard(q)
+                    symbol_pairs.get(q[1], set()).discard(q)
                 recompute.discard(q)
-            dirty.add(q)
         pair_count.pop(p, None)
         first_key.pop(p, None)
         for q in recompute:
             first_key[q] = self._first_occurrence(q)
-            dirty.add(q)
-        if self.likelihood:
-            for s in (a, b, ab):
-                dirty.update(self.symbol_pairs.get(s, ()))
+        # What may have a new value: the pairs whose counts moved (`recompute` and `earlier` are
+        # among them), the merged pair, and for likelihood every pair of a symbol whose
+        # frequency moved.
+        dirty = set(changes)
         dirty.add(p)
-        pair_value, heap, set_value, entry = self.pair_value, self.heap, self._set_value, self._entry
-        for q in dirty:
-            if set_value(q) or (q in earlier and q in pair_value):
-                heapq.heappush(heap, entry(q))
+        if likelihood:
+            for s in (a, b, ab):
+                dirty.update(symbol_pairs.get(s, ()))
+        self._revalue(dirty, earlier)
+        pair_value = self.pair_value
         if len(self.heap) > 4 * len(pair_value) + 100_000:
             self.heap = [self._entry(q) for q in pair_value]
             heapq.heapify(self.heap)
