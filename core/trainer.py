@@ -33,9 +33,11 @@ import gc
 import heapq
 import threading
 from bisect import bisect_left, insort
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
 from fractions import Fraction
+from itertools import chain
 from math import gcd
 from typing import Callable, NamedTuple, Optional
 
@@ -621,10 +623,15 @@ class _Trainer:
         return Fraction(*value) if self.likelihood else Fraction(count)
 
     def final_tokens(self) -> tuple[tuple[str, int], ...]:
-        freq: dict[int, int] = {}
+        # Counted per group of words with the same count (Counter over a whole group runs at C
+        # speed; most words share a few small counts), then put in first-appearance order.
+        groups: dict[int, list[list[int]]] = {}
         for syms, c in zip(self.words, self.counts):
-            for s in syms:
-                freq[s] = freq.get(s, 0) + c
+            groups.setdefault(c, []).append(syms)
+        freq: dict[int, int] = dict.fromkeys(chain.from_iterable(self.words), 0)
+        for c, group in groups.items():
+            for s, n in Counter(chain.from_iterable(group)).items():
+                freq[s] += n * c
         return tuple((self.vocab[s], n) for s, n in freq.items())
 
 
