@@ -19,6 +19,8 @@ with the full trace (top_k 10). For each corpus it prints:
      start, checked to pick the same first merges as the trainer with tie_break first; and, unless
      --no-late, 3 naive merges from the states after half and all of the trainer's merges (a naive
      merge gets cheaper as words shrink); speed-ups for both tie rules (target >= 1000x);
+     and, for scale, HF BpeTrainer's own time per merge measured the same way (its training time to
+     the full vocabulary less a 1-merge run's);
   4. peak memory (ru_maxrss) of the project's process (target < 1 GB).
 This machine is shared (2 cores, other engineers' test runs): every time is the fastest of
 interleaved runs and the load average is printed. Never used as a test: timings go to the terminal.
@@ -59,6 +61,32 @@ def child_hf(path: str, out: str, vocab_size: int) -> None:
                                   show_progress=False)
     tok.train_from_iterator(lines, trainer=trainer)
     tok.save(out)
+
+
+def child_hf_per_merge(path: str, vocab_size: int, repeat: int, out: str) -> None:
+    """HF BpeTrainer's own time per merge, measured as the project's: train_from_iterator to the
+    full vocabulary and to the alphabet plus one merge (its setup: counting, pair counts), fastest
+    of `repeat` interleaved, in one process."""
+    import re
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    lines = re.split(r"\r\n|\r|\n", Path(path).read_text(encoding="utf-8"))
+
+    def timed(size: int) -> tuple[float, int]:
+        tok = Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        trainer = trainers.BpeTrainer(vocab_size=size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                      show_progress=False)
+        t = time.perf_counter()
+        tok.train_from_iterator(lines, trainer=trainer)
+        return time.perf_counter() - t, tok.get_vocab_size()
+
+    full, one, merges = [], [], 0
+    for _ in range(repeat):
+        t, size = timed(vocab_size)
+        full.append(t)
+        merges = size - 256
+        one.append(timed(257)[0])
+    Path(out).write_text(json.dumps({"full": min(full), "one": min(one), "merges": merges}))
 
 
 def child_corpus(key: str, out: str, info: str) -> None:
@@ -183,6 +211,11 @@ def bench_corpus(key: str, args, tmp: Path) -> dict:
                           str(args.naive_steps), str(args.repeat), "0" if args.no_late else "1", str(bd_json)])
     assert rc == 0, "breakdown child failed"
     bd = json.loads(bd_json.read_text())
+    hf_pm_json = tmp / f"{key}-hf-per-merge.json"
+    _t, rc, _rss = run([PY, str(Path(__file__).resolve()), "--child-hf-per-merge", str(corpus), str(args.vocab_size),
+                        str(args.repeat), str(hf_pm_json)])
+    assert rc == 0, "HF per-merge child failed"
+    hf_pm = json.loads(hf_pm_json.read_text())
 
     print("1. whole processes (read file, count words, train, save tokenizer.json), fastest of "
           f"{args.repeat} interleaved")
@@ -243,6 +276,10 @@ def bench_corpus(key: str, args, tmp: Path) -> dict:
             line += f"; {n_run / per[rule]:,.0f}x over the run"
         ok = speed[rule] >= 1000
         print(line + f"   (target >= 1000x): {'OK' if ok else 'UNDER TARGET'}")
+    hf_merge = (hf_pm["full"] - hf_pm["one"]) / max(hf_pm["merges"] - 1, 1)
+    print(f"   for scale, HF BpeTrainer (Rust) measured the same way: train_from_iterator {hf_pm['full']:.2f} s to "
+          f"{hf_pm['merges']:,} merges, {hf_pm['one']:.2f} s to 1 (counting and setup), so {hf_merge * 1e6:.0f} us per "
+          f"merge: {n_start / hf_merge:,.0f}x the naive's first merges, without its setup")
 
     print("4. peak memory (ru_maxrss)")
     print(f"   project (python -m core train, largest of the process and its counting workers): {ours_rss / 1024:.0f} MB"
@@ -293,6 +330,8 @@ def main() -> None:
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child-corpus":
         child_corpus(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif len(sys.argv) > 1 and sys.argv[1] == "--child-hf-per-merge":
+        child_hf_per_merge(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     elif len(sys.argv) > 1 and sys.argv[1] == "--child-hf":
         child_hf(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif len(sys.argv) > 1 and sys.argv[1] == "--child-breakdown":

@@ -410,16 +410,6 @@ class _Trainer:
 
     # -- one merge
 
-    def _offsets_of_pairs(self, syms: list[int]) -> dict[tuple[int, int], int]:
-        """First unit offset of each pair in a word: {(a, b): offset of a}."""
-        units, out, off = self.units, {}, 0
-        for j in range(len(syms) - 1):
-            p = (syms[j], syms[j + 1])
-            if p not in out:
-                out[p] = off
-            off += units[syms[j]]
-        return out
-
     def _first_occurrence(self, p) -> tuple[int, int]:
         """(word index, unit offset) of the pair's first occurrence now; prunes the word list."""
         lst = self.pair_words[p]
@@ -492,24 +482,20 @@ class _Trainer:
             # rebuilt word's last symbol, so `a b a b` nets (b, a) -1, (ab, ab) +1.
             new: list[int] = []
             created = []   # pairs with ab, left to right
-            created_at = []   # rule first: the unit offset of each one's left symbol
+            created_at = []   # rule first: where each one's left symbol is in `new`
             lost = []      # pairs this word has fewer of
-            i = occ = off = 0   # off: unit offset of the end of `new` (rule `first` only)
+            i = occ = 0
             merged_until = -1   # where the last merge ended in `old`
             while left:
                 j = old.index(a, i)
                 left -= 1
                 if j + 1 >= n or old[j + 1] != b:
-                    if track_first:
-                        off += sum(map(units.__getitem__, old[i:j + 1]))
                     new += old[i:j + 1]
                     i = j + 1
                     continue
                 if b == a:
                     left -= 1   # the `b` is an `a` too, and is merged away
                 if j > i:
-                    if track_first:
-                        off += sum(map(units.__getitem__, old[i:j]))
                     new += old[i:j]
                 elif j == merged_until and j + 1 < n:
                     created.pop()  # `a b a b`: the (ab, a) the last merge made is merged away
@@ -524,7 +510,7 @@ class _Trainer:
                     changes[q] = changes.get(q, 0) + c
                     created.append(q)
                     if track_first:
-                        created_at.append(off - units[prev])
+                        created_at.append(len(new) - 1)
                 if j + 2 < n:
                     nxt = old[j + 2]
                     q = (b, nxt)
@@ -534,10 +520,8 @@ class _Trainer:
                     changes[q] = changes.get(q, 0) + c
                     created.append(q)
                     if track_first:
-                        created_at.append(off)
+                        created_at.append(len(new))
                 new.append(ab)
-                if track_first:
-                    off += units[ab]
                 i = merged_until = j + 2
                 occ += 1
             if not occ:
@@ -559,12 +543,15 @@ class _Trainer:
                     if k == len(lst) or lst[k] != wi:
                         lst.insert(k, wi)
             if track_first:
-                for q, q_off in zip(created, created_at):
+                for q, k in zip(created, created_at):
                     cur = first_key.get(q)
-                    cand = (wi, q_off)
-                    if cur is None or cand < cur:
-                        first_key[q] = cand
-                        earlier.add(q)
+                    # words come in corpus order, so a pair first made by this merge is only
+                    # placed once: the unit offset is summed only when it can matter
+                    if cur is None or wi <= cur[0]:
+                        cand = (wi, sum(map(units.__getitem__, new[:k])))
+                        if cur is None or cand < cur:
+                            first_key[q] = cand
+                            earlier.add(q)
                 # A pair whose first occurrence was in this word and lost one here may now
                 # occur first later in it, or in another word: look again once all are merged.
                 for q in lost:
