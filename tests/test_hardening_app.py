@@ -109,7 +109,8 @@ def assert_kept(at: AppTest, before: tuple, what: str = "") -> None:
 
 
 def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
+    """The error messages as the user reads them (Markdown escapes removed)."""
+    return [md_plain(e.value) for e in at.error]
 
 
 def _word_level(words):
