@@ -223,3 +223,12 @@ def test_parallel_counting_equals_single_process(name, normalizer, keep_newlines
                                              args=(name, normalizer, keep_newlines, start)), encoding="utf-8")
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.startswith("same"), r.stderr[-2000:]
+
+
+def test_bert_counting_words_skip_the_punctuation_class_only_for_plain_ascii_runs():
+    """pre_tokenize_words("bert") passes runs of ASCII letters and digits through whole and splits
+    every other run with the punctuation class: the same pieces as HF, at the edges of that rule."""
+    from core.pipeline import pre_tokenize_words
+    text = ("Hello, world! abc123 ab-cd 中文abc xéy $5 (a) e.g. U.S.A.\tfoo\u3000bar ½ ٣٤ "
+            "Ⅻ ＡＢＣ don't a_b ok\u00a0ok")
+    assert pre_tokenize_words(text, "bert") == [p for p, _ in HF["bert"].pre_tokenize_str(text)]
