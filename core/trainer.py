@@ -16,7 +16,10 @@ corpus per merge. State, with shapes:
     value_hist      value -> int       how many eligible pairs have that value (-> `tied`)
     first_key       (int, int) -> (word index, unit offset)   rule `first` only: where the
                                        pair occurs first NOW (it moves as merges happen)
-    heap            [(-value, tie key 1, tie key 2, left, right)]  validated lazily on pop
+    heap            [(-value, exact value, tie key 1, tie key 2, left, right)]  lazy, as HF's
+                                       queue: every eligible pair has an entry ranked at least
+                                       as high as it truly is; entries are checked on pop
+    top             the k best entries (the step's candidates), held out of the heap between steps
 Cost per merge grows with the words the merge touches, not with the corpus.
 
 Tie rules (CLI.md): `first` = the pair met first scanning words in first-appearance order, each
