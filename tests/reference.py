@@ -248,3 +248,37 @@ def emoji_list() -> list[str]:
                + list(range(0x1F900, 0x1FA00)) if unicodedata.category(chr(cp)) == "So"]
     sequences = ["👍🏽", "❤️", "👩‍💻", "🏳️‍🌈", "👨‍👩‍👧", "✌🏿", "🇫🇷", "☺️"]
     return singles + sequences
+
+
+def mixed_text(min_bytes: int, seed: int = 14) -> str:
+    """KJV lines with Chinese words and emoji mixed in, until at least `min_bytes` of UTF-8
+    (the KJV read again from its start when it ends): after each English word, with probability
+    6% a separate Chinese word from jieba's dictionary, 2% one glued to the English word, 2% a
+    separate emoji, 1% a glued one, 0.5% `中文，中文。`. Lines joined by \\n, one at the end.
+    All code points assigned in Unicode 14. The tests' 2.1 MB corpus and bench's 8.6 MB one."""
+    import random
+    rng = random.Random(seed)
+    chinese, emoji = jieba_words(), emoji_list()
+    lines = [line for line in kjv_text().split("\n") if line.strip()]
+    out, size = [], 0
+    while True:
+        for line in lines:
+            words = []
+            for w in line.split(" "):
+                words.append(w)
+                r = rng.random()
+                if r < 0.06:
+                    words.append(rng.choice(chinese))
+                elif r < 0.08:
+                    words[-1] += rng.choice(chinese)
+                elif r < 0.10:
+                    words.append(rng.choice(emoji))
+                elif r < 0.11:
+                    words[-1] += rng.choice(emoji)
+                elif r < 0.115:
+                    words.append(rng.choice(chinese) + "，" + rng.choice(chinese) + "。")
+            s = " ".join(words)
+            out.append(s)
+            size += len(s.encode("utf-8")) + 1
+            if size >= min_bytes:
+                return "\n".join(out) + "\n"

@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from core.corpus import WordCounts, count_words  # noqa: E402
 from core.errors import ConfigError, CorpusError  # noqa: E402
 from core.trainer import TrainConfig, train  # noqa: E402
-from reference import emoji_list, jieba_words, kjv_text, reference_train  # noqa: E402
+from reference import emoji_list, jieba_words, kjv_text, mixed_text, reference_train  # noqa: E402
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")  # CLI.md's line ends
 
@@ -229,33 +229,8 @@ def hf_bpe(lines, vocab_size, min_frequency=0, special_tokens=()):
 def mixed_corpus() -> str:
     """About 2.1 MB: the first half of the KJV with Chinese words from jieba's dictionary and emoji
     (modifiers, ZWJ sequences and flags included) mixed in, as separate words and glued to English
-    words; all code points assigned in Unicode 14."""
-    rng = random.Random(14)
-    chinese, emoji = jieba_words(), emoji_list()
-    out, size = [], 0
-    for line in kjv_text().split("\n"):
-        if not line.strip():
-            continue
-        words = []
-        for w in line.split(" "):
-            words.append(w)
-            r = rng.random()
-            if r < 0.06:
-                words.append(rng.choice(chinese))
-            elif r < 0.08:
-                words[-1] += rng.choice(chinese)
-            elif r < 0.10:
-                words.append(rng.choice(emoji))
-            elif r < 0.11:
-                words[-1] += rng.choice(emoji)
-            elif r < 0.115:
-                words.append(rng.choice(chinese) + "，" + rng.choice(chinese) + "。")
-        s = " ".join(words)
-        out.append(s)
-        size += len(s.encode()) + 1
-        if size > 2_100_000:
-            break
-    return "\n".join(out) + "\n"
+    words (tests/reference.py's mixed_text)."""
+    return mixed_text(2_100_001)
 
 
 SPECIALS = ("<|endoftext|>", "<pad>", "[MASK]")
