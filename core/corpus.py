@@ -20,7 +20,7 @@ import multiprocessing
 import threading
 
 from .errors import CorpusError
-from .pipeline import check_names, normalize, pre_tokenize_words, split_lines
+from .pipeline import check_names, count_pieces, normalize, split_lines
 
 # Texts above this size are counted in parallel; below it a second process costs more than it saves.
 PARALLEL_MIN_CHARS = 2_000_000
@@ -60,14 +60,12 @@ class WordCounts:
 
 def _count_chunk(args) -> Counter:
     text, pre_tokenizer, normalizer, keep_newlines = args
-    counter: Counter = Counter()
     if normalizer != "none":
         # normalizers work line by line (BERT's clean_text turns a break into a space)
         lines = split_lines(text, keep_newlines)
         sep = "" if keep_newlines else "\n"
         text = sep.join(normalize(line, normalizer) for line in lines)
-    counter.update(pre_tokenize_words(text, pre_tokenizer, keep_newlines=keep_newlines))
-    return counter
+    return count_pieces(text, pre_tokenizer, keep_newlines=keep_newlines)
 
 
 def _chunks(text: str, size: int) -> list[str]:

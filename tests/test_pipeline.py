@@ -225,10 +225,19 @@ def test_parallel_counting_equals_single_process(name, normalizer, keep_newlines
     assert r.returncode == 0 and r.stdout.startswith("same"), r.stderr[-2000:]
 
 
-def test_bert_counting_words_skip_the_punctuation_class_only_for_plain_ascii_runs():
-    """pre_tokenize_words("bert") passes runs of ASCII letters and digits through whole and splits
-    every other run with the punctuation class: the same pieces as HF, at the edges of that rule."""
-    from core.pipeline import pre_tokenize_words
-    text = ("Hello, world! abc123 ab-cd 中文abc xéy $5 (a) e.g. U.S.A.\tfoo\u3000bar ½ ٣٤ "
-            "Ⅻ ＡＢＣ don't a_b ok\u00a0ok")
-    assert pre_tokenize_words(text, "bert") == [p for p, _ in HF["bert"].pre_tokenize_str(text)]
+@pytest.mark.parametrize("name", ["whitespace", "bert", "chars"])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts)
+def test_counting_by_runs_gives_the_pieces_in_their_order(name, text):
+    """count_pieces splits each distinct run between white space once: the same pieces, counts
+    and first-appearance order as counting every piece of the text."""
+    from core.pipeline import count_pieces, pre_tokenize_words
+    assert list(count_pieces(text, name).items()) == list(Counter(pre_tokenize_words(text, name)).items())
+
+
+def test_counting_by_runs_on_repeated_runs_and_punctuation():
+    from core.pipeline import count_pieces
+    text = "b.a a.b, a b.a\tc 中文a b\u3000a. ½½ a"
+    want = Counter(p for p, _ in HF["bert"].pre_tokenize_str(text))
+    assert list(count_pieces(text, "bert").items()) == list(want.items())
+    assert list(count_pieces(text, "bert").items())[:4] == [("b", 4), (".", 4), ("a", 6), (",", 1)]   # "中文a" is one piece
