@@ -77,7 +77,6 @@ def _bert_pattern():
     punct = _bert_punctuation()
     return regex.compile(rf"[{punct}]|[^{_WS}{punct}]+")
 _GPT2_KEEP_BREAKS = regex.compile(GPT2_PATTERN)
-_NOT_SPACE = regex.compile(rf"[^{_WS}]+")
 CJK_CHAR = regex.compile(rf"[{_CJK}]")
 
 
@@ -221,7 +220,7 @@ def count_pieces(text: str, name: str, *, keep_newlines: bool = False) -> Counte
     check_names(pre_tokenizer=name)
     if name not in _WITHIN_RUNS:
         return Counter(pre_tokenize_words(text, name, keep_newlines=keep_newlines))
-    runs = Counter(_NOT_SPACE.findall(text))
+    runs = Counter(_PATTERNS["whitespace"].findall(text))   # the runs between white space
     if name == "whitespace":
         return runs
     split, out = _pattern(name).findall, Counter()
