@@ -18,6 +18,9 @@ from core.pretrained import load_pretrained, pretrained_names
 from playground import compare, spans, state, views
 from playground.state import MODEL_LABELS
 from playground.training import settings_key
+from playground.startup import through_app
+
+through_app()   # a deep link on a new server (or AppTest) may run this file without app.py
 
 MAX_PANEL_CHARS = spans.MAX_DRAWN_CHARS
 PERSIST = "session"   # widget values survive a trip to another page

@@ -16,6 +16,9 @@ from core.pipeline import NORMALIZERS, PRE_TOKENIZERS
 from core.trainer import END_OF_WORD_MODES, MAX_VOCAB_SIZE, MODELS, SCORE_RULES, TIE_RULES
 from playground import state, training, views
 from playground.state import MODEL_LABELS, Corpus, Settings
+from playground.startup import through_app
+
+through_app()   # a deep link on a new server (or AppTest) may run this file without app.py
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
 

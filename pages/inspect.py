@@ -22,6 +22,9 @@ from playground import charts, session_file, spans, state, views
 from playground import inspect as ins
 from playground.state import MODEL_LABELS
 from playground.training import settings_key
+from playground.startup import through_app
+
+through_app()   # a deep link on a new server (or AppTest) may run this file without app.py
 
 DEFAULT_TEXT = "Hello how are U tday"          # seed 004's pipeline example
 SEED_PAIR = ("Hello how are you", "I am fine thank you")

@@ -29,6 +29,9 @@ from core.errors import PlaygroundError
 from core.trainer import MODELS, Trace
 from playground import charts, state, stepper, training, views
 from playground.state import MODEL_LABELS, Corpus, Results, Settings
+from playground.startup import through_app
+
+through_app()   # a deep link on a new server (or AppTest) may run this file without app.py
 
 CURRENT = "\x00this step"       # the merge tree's first choice: follow the current step's token
 MAX_TREE_CHOICES = 5_000        # merged tokens offered in the picker (any token can be typed)
@@ -254,21 +257,18 @@ def _plot(fig, **kwargs) -> None:
 
 
 def _controls(results: Results, view: state.MergesView, current: int, last: int) -> None:
-    top = st.columns([5, 2, 2], vertical_alignment="bottom")
-    with top[0]:
+    # wrapping rows, not fixed columns: on a 1024-pixel projector with the sidebar open every
+    # control keeps its full label and the row goes on on a second line instead of being cut
+    top = st.container(horizontal=True, vertical_alignment="center", gap="medium")
+    with top:
         state.set_widget("merges_model", view.model)
         st.segmented_control("Tokenizer", MODELS, key="merges_model", format_func=MODEL_LABELS.get,
-                             required=True, on_change=_on_model,
+                             required=True, on_change=_on_model, label_visibility="collapsed",
                              help="Whose merges to step through (in lockstep: whose details are drawn below).")
-    with top[1]:
         state.set_widget("merges_lockstep", view.lockstep)
         st.toggle("Lockstep", key="merges_lockstep", on_change=_on_lockstep,
                   help="BPE, byte-level BPE and WordPiece trained on the same corpus, side by side at the same "
                        "step index, so their choices can be compared.")
-    with top[2]:
-        state.set_widget("merges_speed", view.speed)
-        st.selectbox("Autoplay speed", stepper.SPEEDS, key="merges_speed", on_change=_on_speed,
-                     format_func=lambda s: f"{s:g} s a step")
 
     row = st.container(horizontal=True, vertical_alignment="bottom")
     with row:
@@ -283,6 +283,10 @@ def _controls(results: Results, view: state.MergesView, current: int, last: int)
                   on_click=_on_nav, args=("next",), disabled=current >= last)
         st.button("Last", key="merges_last", icon=":material/last_page:", shortcut="End",
                   on_click=_on_nav, args=("last",), disabled=current >= last)
+        state.set_widget("merges_speed", view.speed)
+        st.selectbox("Autoplay speed", stepper.SPEEDS, key="merges_speed", on_change=_on_speed,
+                     format_func=lambda s: f"{s:g} s a step", width=170, label_visibility="collapsed",
+                     help="How long Play shows each step.")
     if last > 0:
         state.set_widget("merges_step", current)
         st.slider("Step", 0, last, key="merges_step", on_change=_on_slider,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import runpy
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -18,6 +19,7 @@ from core.errors import CorpusError
 from playground.state import Corpus
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
+APP = Path(__file__).resolve().parents[1] / "app.py"
 
 
 def corpus_path(argv: Sequence[str]) -> Optional[str]:
@@ -51,3 +53,19 @@ def _cached_corpus_file(path: str, _stamp: int) -> Corpus:
 def startup_corpus(argv: Sequence[str]) -> Optional[Corpus]:
     path = corpus_path(argv)
     return load_corpus_file(os.path.expanduser(path)) if path else None
+
+
+def through_app() -> None:
+    """Make sure the page runs inside app.py (navigation, sidebar status, link handling).
+
+    A `pages/` folder beside app.py puts Streamlit 1.67 in its old multipage mode until app.py has
+    called st.navigation once in the server's life (AppTest starts every run in it): if the first
+    session on a new server opens a deep link such as /merges?preset=seed-000&step=2, Streamlit
+    runs pages/merges.py on its own, with the folder's file names as navigation and no sidebar.
+    Every page calls this first: in that mode it runs app.py here, in this same script run (so a
+    click it carries is not lost, as a rerun would lose it), which switches the old mode off and
+    runs this page inside the frame; then this outer run of the page ends."""
+    from streamlit.runtime.pages_manager import PagesManager
+    if PagesManager.uses_pages_directory:
+        runpy.run_path(str(APP), run_name="__main__")
+        st.stop()

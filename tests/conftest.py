@@ -1,4 +1,5 @@
-"""Fixtures for the browser tests: one `streamlit run app.py` per session, one Chromium.
+"""Fixtures for the browser tests: one `streamlit run app.py` per session (serve_app starts
+another for a test that needs a new server), one Chromium.
 
 The server runs headless on a free port; Playwright drives Debian's /usr/bin/chromium (its own
 browser download is not reachable here). Screenshots go to tests/screenshots/ (not committed).
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -44,11 +46,10 @@ def _wait_until_serving(url: str, proc: subprocess.Popen, log: Path) -> None:
     raise RuntimeError(f"streamlit did not serve {url} within {SERVER_START_TIMEOUT} s:\n{log.read_text()[-2000:]}")
 
 
-@pytest.fixture(scope="session")
-def app_url(tmp_path_factory):
-    """URL of the app, served by `streamlit run app.py` for the whole session."""
+@contextmanager
+def serve_app(log: Path):
+    """`streamlit run app.py` on a free port until the block ends; yields its URL."""
     port = _free_port()
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "TIKTOKEN_CACHE_DIR": ""}
     with open(log, "w") as out:
         proc = subprocess.Popen(
@@ -66,6 +67,13 @@ def app_url(tmp_path_factory):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory):
+    """URL of the app, served by `streamlit run app.py` for the whole session."""
+    with serve_app(tmp_path_factory.mktemp("streamlit") / "server.log") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

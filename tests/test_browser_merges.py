@@ -191,3 +191,29 @@ def test_corpus_text_never_runs(tab, screenshot_dir):
     assert tab.locator("img[src='x']").count() == 0 and tab.locator(".tp-tokens b").count() == 0
     assert not tab.dialogs
     snap(tab, screenshot_dir / "merges-escaped.png")
+
+
+def test_a_link_as_a_new_servers_first_visit_goes_through_the_app(browser, tmp_path, screenshot_dir):
+    """A `pages/` folder keeps Streamlit in its old multipage mode until app.py has run once: a
+    new server whose first visitor opens a link would run pages/merges.py alone (file names as
+    navigation, no sidebar). Each page reruns through app.py then (playground.startup.through_app).
+    A projector-sized window, so the control rows wrap rather than cut their labels."""
+    from conftest import serve_app
+    with serve_app(tmp_path / "server.log") as url:
+        context = browser.new_context(viewport={"width": 1024, "height": 768}, color_scheme="light")
+        try:
+            page = context.new_page()
+            page.goto(url + "/merges?preset=seed-000&tokenizer=bpe&step=2", timeout=WAIT)
+            expect_step(page, 2, 5)
+            nav = page.get_by_test_id("stSidebarNav")
+            for title in ("Corpus", "Merges", "Compare", "Inspect"):
+                expect(nav).to_contain_text(title, timeout=WAIT)
+            expect(nav).not_to_contain_text("app")
+            expect(page.get_by_test_id("stSidebar")).to_contain_text("BPE: 5 merges, 17 tokens", timeout=WAIT)
+            expect(page).to_have_url(re.compile(r"/merges\?.*step=2"))
+            for name in ("Byte-level BPE", "WordPiece", "Lockstep", "Next", "Last"):
+                box = page.get_by_text(name, exact=True).first.bounding_box()
+                assert box and box["x"] + box["width"] <= 1024, name   # on screen, not cut off
+            page.screenshot(path=str(screenshot_dir / "merges-first-visit-1024.png"))
+        finally:
+            context.close()
