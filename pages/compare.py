@@ -98,22 +98,21 @@ if results is None:
 else:
     st.caption(f"Trained on: {views.md_escape(results.corpus_name)}")
 
-left, right = st.columns([3, 2])
-with left:
-    text = st.text_area("Text", key="compare_text", height=170, persist_state=PERSIST,
-                        placeholder="Type or paste any text…")
-with right:
+text = st.text_area("Text", key="compare_text", height=170, persist_state=PERSIST,
+                    placeholder="Type or paste any text…")
+# one wrapping row under the text, not a narrow column beside it: on a 1024-pixel projector each
+# control keeps its whole label and the row goes on on the next line
+with st.container(horizontal=True, gap="medium", vertical_alignment="bottom"):
     st.selectbox("Sample", list(compare.SAMPLES), key="compare_sample", on_change=_load_sample,
-                 persist_state=PERSIST, help="Replaces the text with a sample: Chinese, emoji with "
+                 persist_state=PERSIST, width=230, help="Replaces the text with a sample: Chinese, emoji with "
                  "zero-width joiners, code, runs of whitespace, HTML that must show as text.")
-    o1, o2 = st.columns(2)
-    show = o1.segmented_control("Show", ["Tokens", "Ids"], key="compare_view", required=True,
+    show = st.segmented_control("Show", ["Tokens", "Ids"], key="compare_view", required=True,
                                 persist_state=PERSIST)
-    layout = o2.segmented_control("Layout", ["Side by side", "Stacked"], key="compare_layout", required=True,
+    layout = st.segmented_control("Layout", ["Side by side", "Stacked"], key="compare_layout", required=True,
                                   persist_state=PERSIST)
-    whitespace = o1.toggle("Visible whitespace", key="compare_whitespace", persist_state=PERSIST,
+    whitespace = st.toggle("Visible whitespace", key="compare_whitespace", persist_state=PERSIST,
                            help="Space ⋅, tab →, line break ↵; zero-width characters by name (⟨ZWJ⟩).")
-    grouped = o2.toggle("Group bytes", key="compare_grouped", persist_state=PERSIST,
+    grouped = st.toggle("Group bytes", key="compare_grouped", persist_state=PERSIST,
                         help="Tokens that are parts of one character's UTF-8 bytes (<0xE4><0xBD>…) are drawn "
                              "as one box with that character.")
 selected = st.multiselect(

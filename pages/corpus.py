@@ -221,12 +221,14 @@ else:
         words = None
     if words is not None:
         stats = views.table_stats(words) if corpus.is_table else corpus_stats(corpus.text, words)
-        cols = st.columns(5)
-        cols[0].metric("Characters", f"{stats.characters:,}")
-        cols[1].metric("Bytes (UTF-8)", f"{stats.bytes:,}")
-        cols[2].metric("Words", f"{stats.words:,}")
-        cols[3].metric("Unique words", f"{stats.unique_words:,}")
-        cols[4].metric("Alphabet", f"{stats.alphabet_size:,}", help="Distinct characters in the words.")
+        # a wrapping row of fixed-width figures: on a narrow projector they go on to a second line
+        # instead of cutting their labels ("Unique wo…")
+        with st.container(horizontal=True, gap="medium"):
+            st.metric("Characters", f"{stats.characters:,}", width=160)
+            st.metric("Bytes (UTF-8)", f"{stats.bytes:,}", width=160)
+            st.metric("Words", f"{stats.words:,}", width=160)
+            st.metric("Unique words", f"{stats.unique_words:,}", width=160)
+            st.metric("Alphabet", f"{stats.alphabet_size:,}", help="Distinct characters in the words.", width=160)
         if corpus.is_table:
             st.caption("A word-count table: words are used as given (no pre-tokenizer, no normalizer); a word "
                        "listed on several rows counts once, with their counts added; characters and bytes "
@@ -280,7 +282,7 @@ if results is not None:
     for model, trace in results.traces().items():
         for note in trace.notes:
             st.warning(f"{MODEL_LABELS[model]}: {views.md_escape(note)}.", icon=":material/content_cut:")
-    links = st.columns(3)
-    links[0].page_link("pages/merges.py", label="Step through the merges", icon=":material/call_merge:")
-    links[1].page_link("pages/compare.py", label="Compare the tokenizers", icon=":material/compare_arrows:")
-    links[2].page_link("pages/inspect.py", label="Inspect an encoding", icon=":material/search:")
+    with st.container(horizontal=True, gap="large"):
+        st.page_link("pages/merges.py", label="Step through the merges", icon=":material/call_merge:")
+        st.page_link("pages/compare.py", label="Compare the tokenizers", icon=":material/compare_arrows:")
+        st.page_link("pages/inspect.py", label="Inspect an encoding", icon=":material/search:")

@@ -160,8 +160,9 @@ def _pick_tokenizer(results):
         "pretrained:bert-base-uncased" if "pretrained:bert-base-uncased" in choices else next(iter(choices))
     if state.widget_value("inspect_tokenizer") not in choices:
         state.set_widget("inspect_tokenizer", default)
-    cols = st.columns([2, 2, 1.4])
-    key = cols[0].selectbox("Tokenizer", list(choices), key="inspect_tokenizer", format_func=choices.get,
+    # a wrapping row (not columns): on a narrow projector the controls keep their labels whole
+    row = st.container(horizontal=True, gap="medium")
+    key = row.selectbox("Tokenizer", list(choices), key="inspect_tokenizer", format_func=choices.get, width=320,
                             on_change=_tokenizer_changed,
                             help="Trained on the Corpus page, pretrained (loaded offline), or imported below.")
     kind, name = key.split(":", 1)
@@ -169,7 +170,7 @@ def _pick_tokenizer(results):
     if kind == "trained":
         trace = results.trace(name)
         merges_step = min(state.get_step(name), len(trace.steps))
-        at = cols[1].radio("Vocabulary", ["final", "step"], key="inspect_at", horizontal=True,
+        at = row.radio("Vocabulary", ["final", "step"], key="inspect_at", horizontal=True, width="content",
                            format_func=lambda v: f"final ({len(trace.steps):,} merges)" if v == "final"
                            else f"at the Merges page's step ({merges_step:,})",
                            help="The tokenizer after all its merges, or as it stands at the step the Merges "
@@ -188,9 +189,9 @@ def _pick_tokenizer(results):
     if isinstance(tok, TrainedTokenizer):
         if state.widget_value("inspect_encoder") not in ENCODERS:
             state.set_widget("inspect_encoder", tok.default_encoder)
-        encoder = cols[2].selectbox("Encoder", ENCODERS, key="inspect_encoder", help=ENCODER_HELP)
+        encoder = row.selectbox("Encoder", ENCODERS, key="inspect_encoder", help=ENCODER_HELP, width=200)
     else:
-        cols[2].caption("Encodes with its own runtime (tiktoken or Hugging Face).")
+        row.caption("Encodes with its own runtime (tiktoken or Hugging Face).")
     label = choices[key] + (f", step {step:,}" if trace is not None and step != len(trace.steps) else "")
     return tok, trace, step, encoder, label
 
@@ -198,11 +199,11 @@ def _pick_tokenizer(results):
 # ---------------------------------------------------------------- the tabs
 
 def _stage(title: str, caption: str):
-    """A stage row: its name on the left, its output on the right (returned)."""
-    left, right = st.columns([1, 5], vertical_alignment="top")
-    left.markdown(f"**{title}**")
-    left.caption(caption)
-    return right
+    """A stage: its name and what it did, then its output (the container returned). One under the
+    other, not side by side: a narrow name column broke "Normalization" mid-word at 1024 pixels."""
+    st.markdown(f"**{title}**")
+    st.caption(caption)
+    return st.container()
 
 
 def _pipeline_tab(tok, encoder, text: str, pair: str) -> None:
