@@ -193,6 +193,17 @@ def test_corpus_text_never_runs(tab, screenshot_dir):
     snap(tab, screenshot_dir / "merges-escaped.png")
 
 
+def assert_whole(page, locator, name: str) -> None:
+    """The element is drawn whole: inside the main area's right edge, its text not cut by an
+    ellipsis or clipped (scrollWidth beyond clientWidth) and, for words, not broken mid-word."""
+    locator.wait_for(timeout=WAIT)
+    main = page.get_by_test_id("stMain").bounding_box()
+    box = locator.bounding_box()
+    assert box and box["x"] + box["width"] <= main["x"] + main["width"] + 1, f"{name!r} runs past the page"
+    clipped = locator.evaluate("e => e.scrollWidth > e.clientWidth + 1")
+    assert not clipped, f"{name!r} is cut"
+
+
 def test_a_link_as_a_new_servers_first_visit_goes_through_the_app(browser, tmp_path, screenshot_dir):
     """A `pages/` folder keeps Streamlit in its old multipage mode until app.py has run once: a
     new server whose first visitor opens a link would run pages/merges.py alone (file names as
@@ -212,8 +223,16 @@ def test_a_link_as_a_new_servers_first_visit_goes_through_the_app(browser, tmp_p
             expect(page.get_by_test_id("stSidebar")).to_contain_text("BPE: 5 merges, 17 tokens", timeout=WAIT)
             expect(page).to_have_url(re.compile(r"/merges\?.*step=2"))
             for name in ("Byte-level BPE", "WordPiece", "Lockstep", "Next", "Last"):
-                box = page.get_by_text(name, exact=True).first.bounding_box()
-                assert box and box["x"] + box["width"] <= 1024, name   # on screen, not cut off
+                assert_whole(page, page.get_by_text(name, exact=True).first, name)
             page.screenshot(path=str(screenshot_dir / "merges-first-visit-1024.png"))
+            # the other pages at the same width: controls wrap rather than cut their labels
+            for title, labels in (("Corpus", ("Unique words", "Step through the merges", "Inspect an encoding")),
+                                  ("Compare", ("Stacked", "Visible whitespace", "Group bytes")),
+                                  ("Inspect", ("at the Merges page's step (0)", "1 · Normalization",
+                                               "4 · Post-processing"))):
+                page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+                expect(page.get_by_test_id("stMain").locator("h1").first).to_have_text(title, timeout=WAIT)
+                for label in labels:
+                    assert_whole(page, page.get_by_test_id("stMain").get_by_text(label, exact=True).first, label)
         finally:
             context.close()
