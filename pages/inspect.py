@@ -163,18 +163,18 @@ def _pick_tokenizer(results):
     # a wrapping row (not columns): on a narrow projector the controls keep their labels whole
     row = st.container(horizontal=True, gap="medium")
     key = row.selectbox("Tokenizer", list(choices), key="inspect_tokenizer", format_func=choices.get, width=320,
-                            on_change=_tokenizer_changed,
-                            help="Trained on the Corpus page, pretrained (loaded offline), or imported below.")
+                        on_change=_tokenizer_changed,
+                        help="Trained on the Corpus page, pretrained (loaded offline), or imported below.")
     kind, name = key.split(":", 1)
     trace = step = None
     if kind == "trained":
         trace = results.trace(name)
         merges_step = min(state.get_step(name), len(trace.steps))
         at = row.radio("Vocabulary", ["final", "step"], key="inspect_at", horizontal=True, width="content",
-                           format_func=lambda v: f"final ({len(trace.steps):,} merges)" if v == "final"
-                           else f"at the Merges page's step ({merges_step:,})",
-                           help="The tokenizer after all its merges, or as it stands at the step the Merges "
-                                "page shows.")
+                       format_func=lambda v: f"final ({len(trace.steps):,} merges)" if v == "final"
+                       else f"at the Merges page's step ({merges_step:,})",
+                       help="The tokenizer after all its merges, or as it stands at the step the Merges "
+                            "page shows.")
         step = len(trace.steps) if at == "final" else merges_step
         tok = _trained_tokenizer(results.cache_key, settings_key(trace.config), step, trace)
     elif kind == "pretrained":
