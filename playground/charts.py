@@ -126,7 +126,8 @@ def curve_data(trace: Trace) -> Curves:
                   xs=tuple(_thin(list(range(len(totals))))))
 
 
-CURVE_TITLES = ("tokens in the corpus", "characters per token", "vocabulary size")
+# on two lines: three one-line titles ran into each other when the page was 500 pixels wide
+CURVE_TITLES = ("tokens in<br>the corpus", "characters<br>per token", "vocabulary<br>size")
 _DOMAINS = ((0.0, 0.28), (0.36, 0.64), (0.72, 1.0))
 
 
@@ -136,7 +137,7 @@ def training_curves(trace: Trace, current: int, curves: Optional[Curves] = None)
     line, dot. Three x axes placed side by side by hand: make_subplots cost 50 ms a call."""
     c = curves or curve_data(trace)
     cur = min(max(current, 0), len(c.tokens) - 1)
-    data, layout = [], dict(font=FONT, height=340, margin=dict(l=10, r=10, t=60, b=40), showlegend=False,
+    data, layout = [], dict(font=FONT, height=360, margin=dict(l=10, r=10, t=80, b=40), showlegend=False,
                             annotations=[], shapes=[])
     for i, (ys, title, (x0, x1)) in enumerate(zip((c.tokens, c.chars_per_token, c.vocab), CURVE_TITLES, _DOMAINS)):
         ax = "" if i == 0 else str(i + 1)
