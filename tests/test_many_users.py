@@ -115,16 +115,22 @@ def _session_claiming(source: AppTest, claimed_digest: str) -> bytes:
     return json.dumps(data).encode()
 
 
+def _forged_session_loaded(mine: str, theirs: str) -> tuple[AppTest, str]:
+    """A session trained on `mine`, saved as if trained on `theirs`, loaded in a new session:
+    (that session, the corpus digest the file claims)."""
+    claimed = Corpus.from_text("Pasted text", theirs, "paste").digest
+    forged = _session_claiming(paste_and_train(new_app(), mine), claimed)
+    a = goto(new_app(), "pages/inspect.py", "Session")
+    a.file_uploader(key="inspect_session_file").set_value(("s.json", forged, "application/json"))
+    a.button(key="inspect_load_session").click().run()
+    return a, claimed
+
+
 def test_a_session_file_cannot_put_its_traces_under_another_users_key():
     """A loaded session's traces are whatever the file says, under whatever corpus digest it claims:
     the shared tokenizer caches must not hand them to a user who trains that corpus here."""
     mine, theirs = "aaa bbb aaa bbb aaa", "ccc ddd ccc ddd ccc"
-    claimed = Corpus.from_text("Pasted text", theirs, "paste").digest
-    forged = _session_claiming(paste_and_train(new_app(), mine), claimed)
-
-    a = goto(new_app(), "pages/inspect.py", "Session")
-    a.file_uploader(key="inspect_session_file").set_value(("s.json", forged, "application/json"))
-    a.button(key="inspect_load_session").click().run()
+    a, claimed = _forged_session_loaded(mine, theirs)
     assert not a.exception and a.success
     goto(a, "pages/compare.py", "Tokens")          # fills the shared caches first
     for tab in ("Pipeline", "Vocabulary"):
@@ -147,11 +153,7 @@ def test_a_session_file_cannot_put_its_traces_under_another_users_key():
 
 def test_a_session_file_cannot_put_its_traces_on_another_users_merges_page():
     mine, theirs = "aaa bbb aaa bbb aaa", "ccc ddd ccc ddd ccc"
-    claimed = Corpus.from_text("Pasted text", theirs, "paste").digest
-    forged = _session_claiming(paste_and_train(new_app(), mine), claimed)
-    a = goto(new_app(), "pages/inspect.py", "Session")
-    a.file_uploader(key="inspect_session_file").set_value(("s.json", forged, "application/json"))
-    a.button(key="inspect_load_session").click().run()
+    a, _claimed = _forged_session_loaded(mine, theirs)
     goto(a, "pages/merges.py")
     b = goto(paste_and_train(new_app(), theirs), "pages/merges.py")
     offered = set(b.selectbox(key="merges_tree_token").options)
