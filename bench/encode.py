@@ -8,7 +8,7 @@ then encodes two 10,000-character texts that were not in the training text:
     english  KJV from the last part of the book
     mixed    the Compare page's samples (Chinese, emoji with ZWJ, code, whitespace runs) repeated
 with each trained tokenizer × encoder (merges, greedy, longest-match) through the project's own
-readable encoders (`encode`) and, for the default encoder, `encode_fast` (HF's runtime where it
+readable encoders (`encode_readable`) and, for the default encoder, `encode` (HF's runtime where it
 encodes identically), and with every installed pretrained tokenizer.
 
 Per tokenizer: cold (a fresh tokenizer object, its word cache empty: new text) and warm (the
@@ -105,9 +105,9 @@ def main() -> None:
         for model, trace in traces.items():
             default = TrainedTokenizer.from_trace(trace).default_encoder
             for encoder in ENCODERS:
-                ways = [("encode", lambda t, s, e=encoder: t.encode(s, e))]
+                ways = [("encode_readable", lambda t, s, e=encoder: t.encode_readable(s, e))]
                 if encoder == default:
-                    ways.append(("encode_fast", lambda t, s, e=encoder: t.encode_fast(s, e)))
+                    ways.append(("encode", lambda t, s, e=encoder: t.encode(s, e)))
                 for how, fn in ways:
                     name = f"{model} · {encoder} ({how})"
                     try:

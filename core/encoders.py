@@ -17,17 +17,21 @@ Example: TrainedTokenizer.from_trace(seed_004_trace).encode("lows").tokens == ("
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Optional, Sequence
 
 from .bytelevel import from_byte_chars
 from .encoding import Encoding, byte_offsets_to_char_offsets
 from .errors import ConfigError, EncodeError
+from .hf_pipeline import hf_expressible, hf_tokenizer
 from .pipeline import normalize_aligned, pre_tokenize
+from .tokenizer import Front, chunks_of
 from .trainer import CONTINUATION, END_OF_WORD, TrainConfig, Trace, initial_symbols
 
 ENCODERS = ("merges", "greedy", "longest-match")
+NORMALIZER_WORDS = {"none": "none: the text is used as typed", "lowercase": "lowercase", "nfkc": "NFKC",
+                    "bert-uncased": "BERT uncased: clean, split CJK, strip accents, lowercase"}
 MAX_WORD_CHARS = 100  # longest-match: longer words are unknown, as HF WordPiece does
 _CACHE_LIMIT = 200_000
 
@@ -65,6 +69,7 @@ class TrainedTokenizer:
     special_tokens: tuple[str, ...]
     final_tokens: tuple[tuple[str, int], ...] = ()   # greedy's candidates with frequencies
     name: str = ""
+    encoder: Optional[str] = None             # what encode() uses: merges | greedy | longest-match
     _word_cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -78,11 +83,74 @@ class TrainedTokenizer:
         return cls(config=trace.config, vocab=trace.vocab[:size], merges=tuple(s.pair for s in steps),
                    special_tokens=trace.special_tokens, final_tokens=final, name=name or trace.config.model)
 
+    def with_encoder(self, encoder: Optional[str]) -> "TrainedTokenizer":
+        """The same vocabulary, encoding with `encoder` (None: the model's default). Shares the
+        word cache, whose keys name the encoder."""
+        if encoder is not None and encoder not in ENCODERS:
+            raise ConfigError(f"unknown encoder {encoder!r}: choose one of {', '.join(ENCODERS)}")
+        return replace(self, encoder=encoder)
+
+    # -- the Tokenizer contract (core/tokenizer.py)
+
+    @property
+    def family(self) -> str:
+        if self.config.model == "wordpiece":
+            return "WordPiece"
+        return "byte-level BPE" if self.config.byte_level else "BPE"
+
+    @property
+    def byte_level(self) -> bool:
+        return self.config.byte_level
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    @property
+    def post_processor(self) -> str:
+        if "[CLS]" in self.vocab_ids and "[SEP]" in self.vocab_ids:
+            return "[CLS] A [SEP] (with a pair: [CLS] A [SEP] B [SEP]), as BERT's TemplateProcessing"
+        return ("none: the vocabulary has no [CLS] and [SEP] (train WordPiece with special tokens "
+                "[CLS],[SEP] to see BERT's); only the attention mask and token type ids are added")
+
+    def id_to_token(self, id: int) -> str:
+        return self.vocab[self._check(id)]
+
+    def token_to_id(self, token: str) -> Optional[int]:
+        return self.vocab_ids.get(token)
+
+    def token_bytes(self, id: int) -> bytes:
+        return self.token_bytes_of(self.vocab[self._check(id)])
+
+    def made_at(self, id: int) -> Optional[int]:
+        return self._made_at_step.get(self.vocab[self._check(id)])
+
+    def front(self, text: str) -> Front:
+        cfg = self.config
+        norm, _ = normalize_aligned(text, cfg.normalizer)
+        pre = cfg.pre_tokenizer + (" (bytes shown in GPT-2's alphabet: space → Ġ)" if cfg.pre_tokenizer == "gpt2" else "")
+        return Front(NORMALIZER_WORDS.get(cfg.normalizer, cfg.normalizer), norm, pre,
+                     chunks_of(norm, pre_tokenize(norm, cfg.pre_tokenizer)))
+
+    def _check(self, i) -> int:
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(self.vocab):
+            raise EncodeError(f"id {i!r} is out of range: this vocabulary has ids 0 to {len(self.vocab) - 1}")
+        return i
+
     # -- lookups
 
     @cached_property
-    def token_to_id(self) -> dict[str, int]:
+    def vocab_ids(self) -> dict[str, int]:
+        """token -> id"""
         return {t: i for i, t in enumerate(self.vocab)}
+
+    @cached_property
+    def _made_at_step(self) -> dict[str, int]:
+        """token -> the 1-based step of the first merge that made it"""
+        made: dict[str, int] = {}
+        for k, (a, b) in enumerate(self.merges, 1):
+            made.setdefault(join_units([a, b], self.config) if self.config.model == "wordpiece" else a + b, k)
+        return made
 
     @cached_property
     def merge_ranks(self) -> dict[tuple[str, str], list[int]]:
@@ -193,7 +261,7 @@ class TrainedTokenizer:
         """WordPiece's longest-match-first; None when stuck (the whole word is unknown)."""
         if n_chars > MAX_WORD_CHARS:
             return None
-        vocab = self.token_to_id
+        vocab = self.vocab_ids
         runs, i, n = [], 0, len(units)
         while i < n:
             for j in range(n, i, -1):
@@ -278,7 +346,7 @@ class TrainedTokenizer:
         hit = self._word_cache.get(key)
         if hit is not None:
             return hit
-        vocab = self.token_to_id
+        vocab = self.vocab_ids
         if encoder == "merges":
             out = []
             for s, e in self._merges_runs(units):
@@ -307,44 +375,45 @@ class TrainedTokenizer:
 
     def encode(self, text: str, encoder: Optional[str] = None, *, add_special_tokens: bool = False,
                pair: Optional[str] = None) -> Encoding:
-        encoder = encoder or self.default_encoder
+        """The contract's encode, with this tokenizer's encoder unless `encoder` says otherwise.
+        The default encoder runs in HF's runtime where that encodes identically (a test holds the
+        two equal); everything else runs the readable encoders (`encode_readable`)."""
+        encoder = encoder or self.encoder or self.default_encoder
+        hf = self._hf_runtime if encoder == self.default_encoder and pair is None and not add_special_tokens else None
+        if hf is None:
+            return self.encode_readable(text, encoder, add_special_tokens=add_special_tokens, pair=pair)
+        e = hf.encode(text, add_special_tokens=False)
+        tokens = tuple(e.tokens)
+        return Encoding(ids=tuple(e.ids), tokens=tokens, token_bytes=tuple(self.token_bytes_of(t) for t in tokens),
+                        offsets=tuple(tuple(o) for o in e.offsets), encoder=encoder).with_byte_offsets(text)
+
+    def encode_readable(self, text: str, encoder: Optional[str] = None, *, add_special_tokens: bool = False,
+                        pair: Optional[str] = None) -> Encoding:
+        """The readable encoders, word by word: what encode() is tested equal to."""
+        encoder = encoder or self.encoder or self.default_encoder
         if encoder not in ENCODERS:
             raise ConfigError(f"unknown encoder {encoder!r}: choose one of {', '.join(ENCODERS)}")
         first = self._encode_one(text, encoder)
         second = self._encode_one(pair, encoder) if pair is not None else None
-        return self._post_process(first, second, add_special_tokens, encoder)
+        return self._post_process(first, second, add_special_tokens, encoder).with_byte_offsets(text, pair)
 
     @cached_property
     def _hf_runtime(self):
         """The same tokenizer in HF's Rust runtime, or None where tokenizer.json cannot express it
         (tests/test_formats.py shows the two encode identically where it can)."""
-        from .formats import _hf_components, hf_expressible
         if hf_expressible(self.config) is not None:
             return None
         if self.config.model != "bbpe" and not self.unk_token:
             return None  # HF BPE drops what it cannot cover; ours refuses and names it
-        hf = _hf_components(self)
+        hf = hf_tokenizer(self.config, self.vocab, self.merges, self.special_tokens)
         hf.encode_special_tokens = True
         return hf
-
-    def encode_fast(self, text: str, encoder: Optional[str] = None) -> Encoding:
-        """encode(), carried by HF's runtime for the default encoder where it encodes identically;
-        the readable encoders above stay the reference and the source of the step-by-step views.
-        Text the vocabulary cannot cover goes through encode(), which names what is missing."""
-        encoder = encoder or self.default_encoder
-        hf = self._hf_runtime if encoder == self.default_encoder else None
-        if hf is None:
-            return self.encode(text, encoder)
-        e = hf.encode(text, add_special_tokens=False)
-        tokens = tuple(e.tokens)
-        return Encoding(ids=tuple(e.ids), tokens=tokens, token_bytes=tuple(self.token_bytes_of(t) for t in tokens),
-                        offsets=tuple(tuple(o) for o in e.offsets), encoder=encoder)
 
     def _encode_one(self, text: str, encoder: str) -> list[tuple[int, str, bytes, tuple[int, int]]]:
         config = self.config
         norm, align = normalize_aligned(text, config.normalizer)
         unk = self.unk_token
-        vocab = self.token_to_id
+        vocab = self.vocab_ids
         out = []
         for _, (ps, pe) in pre_tokenize(norm, config.pre_tokenizer):
             plain = norm[ps:pe]
@@ -388,7 +457,7 @@ class TrainedTokenizer:
         return (pos, pos)
 
     def _post_process(self, first, second, add_special_tokens: bool, encoder: str) -> Encoding:
-        vocab = self.token_to_id
+        vocab = self.vocab_ids
         items: list = []
         types: list[int] = []
         bert_style = add_special_tokens and "[CLS]" in vocab and "[SEP]" in vocab
@@ -412,10 +481,8 @@ class TrainedTokenizer:
     # -- decoding
 
     def decode(self, ids: Sequence[int]) -> str:
-        n = len(self.vocab)
         for i in ids:
-            if not isinstance(i, int) or not 0 <= i < n:
-                raise EncodeError(f"id {i} is out of range: this vocabulary has ids 0 to {n - 1}")
+            self._check(i)
         tokens = [self.vocab[i] for i in ids]
         config = self.config
         if config.byte_level:

@@ -6,8 +6,9 @@ token as its bytes and map each token back onto the input.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
+from dataclasses import dataclass, replace
+from itertools import accumulate
+from typing import Optional, Sequence
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,17 @@ class Encoding:
     encoder: str                            # merges | greedy | longest-match | tiktoken | hf
     attention_mask: Optional[tuple[int, ...]] = None   # only with special tokens added
     token_type_ids: Optional[tuple[int, ...]] = None
+    byte_offsets: tuple[tuple[int, int], ...] = ()   # [start, end) in the input's UTF-8 bytes
+
+    def with_byte_offsets(self, text: str, pair: Optional[str] = None) -> "Encoding":
+        """This encoding with its byte offsets filled in (the second text's count from its own start,
+        as the character offsets do)."""
+        if pair is None or self.token_type_ids is None:
+            return replace(self, byte_offsets=byte_spans(text, self.offsets, self.token_bytes))
+        firsts = [k for k, t in enumerate(self.token_type_ids) if t == 0]
+        n = firsts[-1] + 1 if firsts else 0
+        return replace(self, byte_offsets=byte_spans(text, self.offsets[:n], self.token_bytes[:n])
+                       + byte_spans(pair, self.offsets[n:], self.token_bytes[n:]))
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -50,3 +62,33 @@ def byte_offsets_to_char_offsets(text: str, byte_spans: list[tuple[int, int]]) -
             continue
         out.append((char_of_byte[s], char_of_byte[min(e, n) - 1] + 1))
     return out
+
+
+def byte_spans(text: str, offsets: Sequence[tuple[int, int]], token_bytes: Sequence[bytes]) -> tuple[tuple[int, int], ...]:
+    """[start, end) of each token in text's UTF-8, from its character offsets. Consecutive tokens
+    that share a character (byte-level tokens holding part of one) split its bytes in order, each
+    taking as many as it stands for: byte_spans("é", [(0, 1), (0, 1)], [b"\\xc3", b"\\xa9"])
+    == ((0, 1), (1, 2)). Empty spans (special tokens, `</w>`) stay empty."""
+    if text.isascii():
+        return tuple((s, e) for s, e in offsets)
+    starts = [0, *accumulate(len(c.encode("utf-8", "surrogatepass")) for c in text)]
+    next_start = [len(text)] * len(offsets)    # where the next non-empty token begins
+    upcoming = len(text)
+    for k in range(len(offsets) - 1, -1, -1):
+        next_start[k] = upcoming
+        s, e = offsets[k]
+        if s < e:
+            upcoming = s
+    out = []
+    prev_end_char, prev_end_byte = -1, 0
+    for k, (s, e) in enumerate(offsets):
+        if s >= e:
+            pos = starts[min(s, len(text))]
+            out.append((pos, pos))
+            continue
+        begin = prev_end_byte if s < prev_end_char else starts[s]
+        end = min(begin + len(token_bytes[k]), starts[e]) if next_start[k] < e else starts[e]
+        end = max(begin, end)
+        out.append((begin, end))
+        prev_end_char, prev_end_byte = e, end
+    return tuple(out)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -22,7 +23,8 @@ from .bytelevel import from_byte_chars
 from .encoders import TrainedTokenizer
 from .encoding import Encoding
 from .errors import EncodeError, PlaygroundError, TokenizerFileError
-from .pipeline import _CJK
+from .tokenizer import Front, chunks_of
+from .hf_pipeline import hf_expressible, hf_tokenizer
 from .trainer import TrainConfig, Trace
 
 FORMAT_VERSION = 1
@@ -30,69 +32,9 @@ FORMAT_VERSION = 1
 
 # ---------------------------------------------------------------- saving
 
-def hf_expressible(config: TrainConfig) -> Optional[str]:
-    """None when HF can load and encode this configuration exactly, else the reason why not."""
-    if config.pre_tokenizer == "jieba":
-        return "HF has no jieba pre-tokenizer"
-    if config.model == "bpe" and config.end_of_word == "symbol":
-        return "HF BPE has no `</w>` as a symbol of its own (only as a suffix of the last character)"
-    return None
-
-
-def _hf_components(tok: TrainedTokenizer):
-    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
-    config = tok.config
-    vocab = {t: i for i, t in enumerate(tok.vocab)}
-    if config.model == "wordpiece":
-        model = models.WordPiece(vocab, unk_token=config.unk_token or "[UNK]", max_input_chars_per_word=100)
-    else:
-        extra = {"end_of_word_suffix": "</w>"} if config.end_of_word == "suffix" else {}
-        model = models.BPE(vocab, list(tok.merges), unk_token=config.unk_token, fuse_unk=False,
-                           byte_fallback=False, **extra)
-    hf = Tokenizer(model)
-    hf.normalizer = {
-        "none": None,
-        "lowercase": normalizers.Lowercase(),
-        "nfkc": normalizers.NFKC(),
-        "bert-uncased": normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
-                                                   strip_accents=True, lowercase=True),
-    }[config.normalizer]
-    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=True)
-    base = {
-        "whitespace": pre_tokenizers.WhitespaceSplit(),
-        "gpt2": byte_level,
-        "bert": pre_tokenizers.BertPreTokenizer(),
-        "chars": pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(),
-                                          pre_tokenizers.Split(Regex(f"[{_onig_class(_CJK)}]"), "isolated")]),
-        "jieba": pre_tokenizers.WhitespaceSplit(),  # stands in; the file is refused by HF anyway
-    }[config.pre_tokenizer]
-    if config.byte_level and config.pre_tokenizer != "gpt2":
-        base = pre_tokenizers.Sequence([base, pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False,
-                                                                       use_regex=False)])
-    hf.pre_tokenizer = base
-    if config.byte_level:
-        hf.decoder = decoders.ByteLevel()
-    elif config.model == "wordpiece":
-        hf.decoder = decoders.WordPiece(prefix="##")
-    elif config.end_of_word == "suffix":
-        hf.decoder = decoders.BPEDecoder(suffix="</w>")
-    hf.add_special_tokens(list(tok.special_tokens))
-    if "[CLS]" in vocab and "[SEP]" in vocab:
-        hf.post_processor = processors.TemplateProcessing(
-            single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-            special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])])
-    return hf
-
-
-def _onig_class(python_class: str) -> str:
-    # \uXXXX and \UXXXXXXXX (Python) -> \x{XXXX} (Oniguruma)
-    import re
-    return re.sub(r"\\[uU]([0-9A-Fa-f]{4,8})", lambda m: "\\x{%X}" % int(m.group(1), 16), python_class)
-
-
 def tokenizer_json(tok: TrainedTokenizer) -> dict:
     """The tokenizer.json content for a trained tokenizer (see the module docstring)."""
-    data = json.loads(_hf_components(tok).to_str())
+    data = json.loads(hf_tokenizer(tok.config, tok.vocab, tok.merges, tok.special_tokens).to_str())
     config = tok.config
     why_not = hf_expressible(config)
     if why_not:
@@ -130,7 +72,7 @@ def vocab_txt(tok: TrainedTokenizer) -> str:
 
 # ---------------------------------------------------------------- loading
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class HFTokenizer:
     """A tokenizer file trained elsewhere, encoded by the `tokenizers` runtime."""
     hf: object
@@ -141,11 +83,62 @@ class HFTokenizer:
     def vocab_size(self) -> int:
         return self.hf.get_vocab_size(with_added_tokens=True)
 
+    @cached_property
+    def _model(self) -> dict:
+        return json.loads(self.hf.to_str()).get("model") or {}
+
+    @property
+    def family(self) -> str:
+        kind = self._model.get("type", "")
+        if kind == "BPE":
+            return "byte-level BPE" if self.byte_level else "BPE"
+        return kind or "BPE"
+
+    @cached_property
+    def special_tokens(self) -> tuple[str, ...]:
+        return tuple(t.content for _, t in sorted(self.hf.get_added_tokens_decoder().items()) if t.special)
+
+    @property
+    def post_processor(self) -> str:
+        pp = self.hf.post_processor
+        return type(pp).__name__ if pp is not None else "none: only the attention mask and token type ids"
+
     def id_to_token(self, i: int) -> str:
-        return self.hf.id_to_token(i)
+        return self.hf.id_to_token(self._check(i))
+
+    def token_to_id(self, token: str) -> Optional[int]:
+        return self.hf.token_to_id(token)
+
+    def made_at(self, id: int) -> Optional[int]:
+        """BPE files: the 1-based rank of the merge in merges.txt that made the token."""
+        return self._made_at_rank.get(self.id_to_token(id))
+
+    @cached_property
+    def _made_at_rank(self) -> dict[str, int]:
+        made: dict[str, int] = {}
+        for k, merge in enumerate(self._model.get("merges") or (), 1):
+            a, b = merge.split(" ", 1) if isinstance(merge, str) else merge
+            made.setdefault(a + b, k)
+        return made
+
+    def front(self, text: str) -> Front:
+        norm_obj, pre_obj = self.hf.normalizer, self.hf.pre_tokenizer
+        norm = norm_obj.normalize_str(text) if norm_obj is not None else text
+        pieces = pre_obj.pre_tokenize_str(norm) if pre_obj is not None else ([(norm, (0, len(norm)))] if norm else [])
+        return Front(type(norm_obj).__name__ if norm_obj is not None else "none: the text is used as typed", norm,
+                     type(pre_obj).__name__ if pre_obj is not None else "none: the whole text is one piece",
+                     chunks_of(norm, pieces))
+
+    def _check(self, i) -> int:
+        n = self.vocab_size
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < n:
+            raise EncodeError(f"id {i!r} is out of range: this vocabulary has ids 0 to {n - 1}")
+        return i
 
     def token_bytes(self, i: int) -> bytes:
-        t = self.hf.id_to_token(i) or ""
+        t = self.hf.id_to_token(self._check(i)) or ""
+        if t in self.special_tokens:
+            return b""
         if self.byte_level:
             try:
                 return from_byte_chars(t)
@@ -153,8 +146,7 @@ class HFTokenizer:
                 pass
         return t.removeprefix("##").encode("utf-8")
 
-    def encode(self, text: str, encoder: Optional[str] = None, *, add_special_tokens: bool = False,
-               pair: Optional[str] = None) -> Encoding:
+    def encode(self, text: str, *, add_special_tokens: bool = False, pair: Optional[str] = None) -> Encoding:
         self.hf.encode_special_tokens = True  # text that spells a special token is ordinary text
         try:
             e = self.hf.encode(text, pair, add_special_tokens=add_special_tokens)
@@ -167,13 +159,11 @@ class HFTokenizer:
                         token_bytes=tuple(b"" if m else self.token_bytes(i) for i, m in zip(e.ids, e.special_tokens_mask)),
                         offsets=tuple(offsets), encoder="hf",
                         attention_mask=tuple(e.attention_mask) if extras else None,
-                        token_type_ids=tuple(e.type_ids) if extras else None)
+                        token_type_ids=tuple(e.type_ids) if extras else None).with_byte_offsets(text, pair)
 
     def decode(self, ids: Sequence[int]) -> str:
-        n = self.vocab_size
         for i in ids:
-            if not isinstance(i, int) or not 0 <= i < n:
-                raise EncodeError(f"id {i} is out of range: this vocabulary has ids 0 to {n - 1}")
+            self._check(i)
         return self.hf.decode(list(ids), skip_special_tokens=False)
 
 

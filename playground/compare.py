@@ -238,7 +238,7 @@ class EncoderDifferences:
 def _piece(tokenizer: TrainedTokenizer, tok: Optional[str], plain: str) -> Piece:
     if tok is None:
         unk = tokenizer.unk_token
-        return Piece(unk if unk and unk in tokenizer.token_to_id else f"?{show_whitespace(plain)}", known=False)
+        return Piece(unk if unk and unk in tokenizer.vocab_ids else f"?{show_whitespace(plain)}", known=False)
     if tokenizer.config.byte_level:
         label, partial = token_label(tok, tokenizer.token_bytes_of(tok))
         return Piece(show_whitespace(label), partial=partial)

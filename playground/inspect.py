@@ -159,7 +159,7 @@ def special_tokens_of(tok) -> frozenset:
 
 def _post_processor_label(tok) -> str:
     if isinstance(tok, TrainedTokenizer):
-        if "[CLS]" in tok.token_to_id and "[SEP]" in tok.token_to_id:
+        if "[CLS]" in tok.vocab_ids and "[SEP]" in tok.vocab_ids:
             return "[CLS] A [SEP] (with a pair: [CLS] A [SEP] B [SEP]), as BERT's TemplateProcessing"
         return ("none: the vocabulary has no [CLS] and [SEP] (train WordPiece with special tokens "
                 "[CLS],[SEP] to see BERT's); only the attention mask and token type ids are added")
@@ -306,7 +306,7 @@ class Walk:
 
 def _unk(tok: TrainedTokenizer) -> str:
     unk = tok.unk_token
-    return unk if unk is not None and unk in tok.token_to_id else UNK_SHOWN
+    return unk if unk is not None and unk in tok.vocab_ids else UNK_SHOWN
 
 
 def _shown(tokens: Sequence[str]) -> str:
@@ -333,7 +333,7 @@ def walk_word(tok: TrainedTokenizer, word: str, encoder: Optional[str] = None) -
 
 
 def _refused(tok: TrainedTokenizer, unknown: int) -> bool:
-    return unknown > 0 and (tok.unk_token is None or tok.unk_token not in tok.token_to_id)
+    return unknown > 0 and (tok.unk_token is None or tok.unk_token not in tok.vocab_ids)
 
 
 def walk_merges(tok: TrainedTokenizer, word: str) -> Walk:
@@ -369,7 +369,7 @@ def walk_merges(tok: TrainedTokenizer, word: str) -> Walk:
         toks, last = out, best
         where = f" ×{times}" if times > 1 else ""
         steps.append(WalkStep(f"Merge {best + 1} ({a!r}, {b!r}) -> {merged}{where}: {_shown(toks)}", tuple(toks)))
-    vocab = tok.token_to_id
+    vocab = tok.vocab_ids
     unknown = sum(t not in vocab for t in toks)
     final = tuple(t if t in vocab else _unk(tok) for t in toks)
     if unknown:
@@ -385,7 +385,7 @@ def walk_longest_match(tok: TrainedTokenizer, word: str) -> Walk:
     """WordPiece: at each position the longest vocabulary token that starts there; what is left
     gets `##` (seed 004: "matched lo; rest ##cal"); stuck anywhere: the whole word is unknown."""
     units = tuple(tok.word_units(word))
-    cfg, vocab = tok.config, tok.token_to_id
+    cfg, vocab = tok.config, tok.vocab_ids
     steps: list[WalkStep] = []
     if len(word) > MAX_WORD_CHARS:
         steps.append(WalkStep(f"{len(word)} characters: longer than {MAX_WORD_CHARS}, the whole word is "

@@ -320,7 +320,7 @@ def encode_text(tokenizer: TrainedTokenizer, text: str) -> Encoding:
     data: list[bytes] = []
     offsets: list[tuple[int, int]] = []
     for start, end in line_spans(text, tokenizer.config.keep_newlines):
-        enc = tokenizer.encode(text[start:end], "merges")
+        enc = tokenizer.encode_readable(text[start:end], "merges")
         ids.extend(enc.ids)
         tokens.extend(enc.tokens)
         data.extend(enc.token_bytes)
@@ -341,7 +341,7 @@ def _unit_spans(word: str, runs: Sequence[tuple[int, int]], tokenizer: TrainedTo
 def encode_table(tokenizer: TrainedTokenizer, preview: TablePreview) -> Encoding:
     """The table's words split as the trainer splits them (no pre-tokenizer: a table's words are
     used as given), laid out at their places in `preview.text`."""
-    vocab = tokenizer.token_to_id
+    vocab = tokenizer.vocab_ids
     unk = tokenizer.unk_token
     ids, tokens, data, offsets = [], [], [], []
     for word, (start, _) in zip(preview.words, preview.spans):

@@ -83,7 +83,7 @@ def test_merges_encoder_equals_seed_004_code(word, size, eow):
     trace, tok = trained(CORPUS, "bpe", size, end_of_word=eow)
     units = tok.word_units(word)
     want = merges_reference(units, trace.merges, "bpe")
-    want = [t if t in tok.token_to_id else UNK for t in want]
+    want = [t if t in tok.vocab_ids else UNK for t in want]
     assert list(tok.encode(word, "merges").tokens) == want
 
 
@@ -92,7 +92,7 @@ def test_merges_encoder_equals_seed_004_code(word, size, eow):
 def test_merges_encoder_on_wordpiece_equals_seed_code(word, size):
     trace, tok = trained(CORPUS, "wordpiece", size)
     want = merges_reference(tok.word_units(word), trace.merges, "wordpiece")
-    want = [t if t in tok.token_to_id else UNK for t in want]
+    want = [t if t in tok.vocab_ids else UNK for t in want]
     assert list(tok.encode(word, "merges").tokens) == want
 
 
@@ -120,14 +120,14 @@ def test_greedy_encoder_equals_seed_002_code(word, size, eow):
 @given(word=words, size=st.integers(min_value=20, max_value=45))
 def test_longest_match_equals_seed_004_code(word, size):
     trace, tok = trained(CORPUS, "wordpiece", size)
-    assert list(tok.encode(word, "longest-match").tokens) == longest_match_reference(word, tok.token_to_id)
+    assert list(tok.encode(word, "longest-match").tokens) == longest_match_reference(word, tok.vocab_ids)
 
 
 @settings(max_examples=100, deadline=None)
 @given(word=words, size=st.integers(min_value=20, max_value=45))
 def test_longest_match_on_bpe_uses_no_prefix(word, size):
     trace, tok = trained(CORPUS, "bpe", size)
-    assert list(tok.encode(word, "longest-match").tokens) == longest_match_reference(word, tok.token_to_id, "")
+    assert list(tok.encode(word, "longest-match").tokens) == longest_match_reference(word, tok.vocab_ids, "")
 
 
 def test_where_the_encoders_differ_on_one_vocabulary():

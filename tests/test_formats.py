@@ -46,8 +46,7 @@ def test_saved_tokenizer_json_encodes_like_us_in_hf(config, tmp_path):
         theirs = hf.encode(text, add_special_tokens=False)
         assert list(ours.ids) == theirs.ids
         assert list(ours.offsets) == [tuple(o) for o in theirs.offsets]
-    fast = tok.encode_fast(MIXED)
-    assert fast == tok.encode(MIXED) or tok._hf_runtime is None
+    assert tok.encode(MIXED) == tok.encode_readable(MIXED)   # the fast path equals the readable one
     again = load_tokenizer(path)
     assert isinstance(again, TrainedTokenizer)
     assert again.encode(MIXED).ids == tok.encode(MIXED).ids

@@ -18,7 +18,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import unicodedata
 from pathlib import Path
 
@@ -413,12 +412,9 @@ def test_core_loads_without_heavy_imports():
     assert r.stderr == ""
 
 
-def test_ten_thousand_characters_encode_fast(tok):
+def test_ten_thousand_characters_encode_whole(tok):
+    """10,000 mixed characters encode in one call and cover the text (speed: bench/encode.py)."""
     text = ("Hello wörld, 你好世界! 👩‍👩‍👧 def f(x):\n\treturn x  <|endoftext|> [CLS] " * 200)[:10_000]
-    best = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        e = tok.encode(text)
-        best = min(best, time.perf_counter() - t0)
+    e = tok.encode(text)
     assert len(e.ids) > 1000
-    assert best < 0.040, f"{tok.name}: {best * 1000:.1f} ms"
+    assert e.offsets[0][0] == 0 and max(end for _, end in e.offsets) == len(text)

@@ -43,7 +43,7 @@ def test_final_segmentation_joins_back_to_the_words(config, corpus):
         runs = tok.encode_units(units, "merges", len(word))
         # the runs tile the word's units, and each is a token of the vocabulary
         assert [u for s, e, _ in runs for u in units[s:e]] == units
-        assert all(t in tok.token_to_id for _, _, t in runs)
+        assert all(t in tok.vocab_ids for _, _, t in runs)
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)
