@@ -214,7 +214,7 @@ def _parse_count(value, name: str, row: int) -> int:
 def _table_from_parquet(data: bytes, name: str) -> WordCounts:
     import pyarrow.parquet as pq
     try:
-        table = pq.read_table(io.BytesIO(data))
+        table = pq.read_table(io.BytesIO(data), use_threads=False)   # pyarrow 26's thread pool aborted at exit now and then
     except Exception as e:  # pyarrow raises many kinds for a corrupt file
         raise CorpusError(f"{name}: not a readable Parquet file ({type(e).__name__})") from None
     cols = {c.lower(): c for c in table.column_names}

@@ -103,6 +103,17 @@ class TrainedTokenizer:
         return self.config.byte_level
 
     @property
+    def encoders(self) -> tuple[str, ...]:
+        """merges, greedy, longest-match: the model's default first."""
+        return tuple(sorted(ENCODERS, key=lambda e: e != self.default_encoder))
+
+    @property
+    def summary(self) -> str:
+        cfg = self.config
+        return (f"trained here ({cfg.model}, pre-tokenizer {cfg.pre_tokenizer}, normalizer {cfg.normalizer}): "
+                f"{len(self.vocab):,} tokens, {len(self.merges):,} merges")
+
+    @property
     def vocab_size(self) -> int:
         return len(self.vocab)
 

@@ -83,6 +83,18 @@ class HFTokenizer:
     def vocab_size(self) -> int:
         return self.hf.get_vocab_size(with_added_tokens=True)
 
+    encoders = ()    # it encodes with the `tokenizers` runtime: no encoder to pick
+
+    @property
+    def summary(self) -> str:
+        model = type(self.hf.model).__name__
+        return f"Hugging Face {model}{', byte-level' if self.byte_level else ''}: {self.vocab_size:,} tokens"
+
+    def with_encoder(self, encoder: Optional[str]) -> "HFTokenizer":
+        if encoder is not None:
+            raise PlaygroundError(f"{self.name} encodes with the `tokenizers` runtime: it has no encoder {encoder!r}")
+        return self
+
     @cached_property
     def _model(self) -> dict:
         return json.loads(self.hf.to_str()).get("model") or {}
@@ -104,7 +116,10 @@ class HFTokenizer:
         return type(pp).__name__ if pp is not None else "none: only the attention mask and token type ids"
 
     def id_to_token(self, i: int) -> str:
-        return self.hf.id_to_token(self._check(i))
+        token = self.hf.id_to_token(self._check(i))
+        if token is None:
+            raise EncodeError(f"id {i} is unassigned in {self.name}: no token has it")
+        return token
 
     def token_to_id(self, token: str) -> Optional[int]:
         return self.hf.token_to_id(token)
@@ -165,6 +180,13 @@ class HFTokenizer:
         for i in ids:
             self._check(i)
         return self.hf.decode(list(ids), skip_special_tokens=False)
+
+
+def tokenizer_file_text(tok: TrainedTokenizer | HFTokenizer) -> str:
+    """The tokenizer.json text that loads back as `tok` (load_tokenizer_bytes)."""
+    if isinstance(tok, TrainedTokenizer):
+        return json.dumps(tokenizer_json(tok), ensure_ascii=False)
+    return tok.hf.to_str()
 
 
 def load_tokenizer(path) -> TrainedTokenizer | HFTokenizer:

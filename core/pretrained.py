@@ -210,6 +210,17 @@ class PretrainedTokenizer:
     def byte_level(self) -> bool:
         return self.kind == "tiktoken"
 
+    encoders = ()    # it encodes with its own runtime: no encoder to pick
+
+    @property
+    def summary(self) -> str:
+        return f"pretrained {self.kind}: {self.vocab_size:,} tokens"
+
+    def with_encoder(self, encoder: Optional[str]) -> "PretrainedTokenizer":
+        if encoder is not None:
+            raise ConfigError(f"{self.name} encodes with its own runtime: it has no encoder {encoder!r}")
+        return self
+
     def encode(self, text: str, *, add_special_tokens: bool = False, pair: str | None = None) -> Encoding:
         """Ids, tokens, bytes and offsets of text (and pair). Special-token spellings in it are plain text."""
         text, pair = _clean(text), None if pair is None else _clean(pair)

@@ -13,6 +13,8 @@ A view takes a `Tokenizer` and asks it questions; it never asks which class it i
     tok.front(text)                      the stages before the model: normalizer, pre-tokenizer chunks
     tok.post_processor                   what post-processing adds, in words
     tok.made_at(id)                      the merge step (trained) or rank (pretrained) that made it
+    tok.encoders, tok.with_encoder("greedy")   a trained vocabulary offers three encoders; others ()
+    tok.summary                          one line: where it comes from, its model, its size
 
 Implementations: core/encoders.py (TrainedTokenizer), core/pretrained.py (PretrainedTokenizer),
 core/formats.py (HFTokenizer). tests/core/test_contract.py runs one suite over all of them.
@@ -59,6 +61,11 @@ class Tokenizer(Protocol):
     vocab_size: int
     special_tokens: tuple[str, ...]
     post_processor: str               # what post-processing adds, in words
+    summary: str                      # one line: where it comes from, its model, its size
+    encoders: tuple[str, ...]         # the encoders a user may pick (trained here); () for the others
+
+    def with_encoder(self, encoder: Optional[str]) -> "Tokenizer":
+        """The same vocabulary encoding with `encoder` (one of `encoders`); None: its default."""
 
     def id_to_token(self, id: int) -> str:
         """The token's spelling in the vocabulary (`Ġworld`, `##ing`, `est</w>`)."""

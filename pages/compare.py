@@ -205,7 +205,7 @@ if tab_diff.open:
     with tab_diff:
         vocabularies = {f"trained:{m}": f"{MODEL_LABELS[m]} (trained)" for m in trained_models}
         vocabularies.update({f"imported:{n}": f"{n} (imported)" for n, t in imported.items()
-                             if isinstance(t, TrainedTokenizer)})
+                             if t.encoders})   # a vocabulary trained here
         if not vocabularies:
             st.info("Train on the Corpus page first: this tab compares the three encoders on one trained "
                     "vocabulary.")

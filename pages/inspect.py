@@ -186,9 +186,9 @@ def _pick_tokenizer(results):
     else:
         tok = state.get_imported()[name]
     encoder = None
-    if isinstance(tok, TrainedTokenizer):
+    if tok.encoders:   # trained here: the user picks the encoder
         if state.widget_value("inspect_encoder") not in ENCODERS:
-            state.set_widget("inspect_encoder", tok.default_encoder)
+            state.set_widget("inspect_encoder", tok.encoders[0])   # the model's default
         encoder = row.selectbox("Encoder", ENCODERS, key="inspect_encoder", help=ENCODER_HELP, width=200)
     else:
         row.caption("Encodes with its own runtime (tiktoken or Hugging Face).")
@@ -217,11 +217,11 @@ def _pipeline_tab(tok, encoder, text: str, pair: str) -> None:
     with _stage("2 · Pre-tokenization", stages.front.pre_tokenizer):
         for name, front in fronts:
             if len(fronts) > 1:
-                st.caption(f"Sentence {name}: {len(front.pieces):,} pieces")
-            if front.pieces:
-                st.html(ins.render_pieces(front.pieces))
-                with st.expander(f"Pieces with their offsets ({len(front.pieces):,})"):
-                    st.dataframe(ins.pieces_rows(front.pieces), hide_index=True)
+                st.caption(f"Sentence {name}: {len(front.chunks):,} pieces")
+            if front.chunks:
+                st.html(ins.render_pieces(front.chunks))
+                with st.expander(f"Pieces with their offsets ({len(front.chunks):,})"):
+                    st.dataframe(ins.pieces_rows(front.chunks), hide_index=True)
             else:
                 st.caption("Not shown for this tokenizer.")
     with _stage("3 · Model", f"{encoder or 'its own runtime'}: tokens of sentence A"):
@@ -247,7 +247,7 @@ def _pipeline_tab(tok, encoder, text: str, pair: str) -> None:
 
 
 def _walk_tab(tok, encoder, text: str) -> None:
-    if not isinstance(tok, TrainedTokenizer):
+    if not tok.encoders:   # only a vocabulary trained here has merges and encoders to walk
         st.info("Walking a word needs a tokenizer trained here (or imported from a tokenizer.json this app "
                 "saved): its merges and vocabulary drive the steps. Pretrained tokenizers run inside "
                 "tiktoken or Hugging Face's runtime.")
@@ -346,7 +346,7 @@ def _length_chart(frame) -> None:
 
 def _export_tab(tok, trace, label: str) -> None:
     st.subheader("Export")
-    if isinstance(tok, TrainedTokenizer):
+    if tok.encoders:   # trained here: it exports as files
         st.caption(f"{views.md_escape(label)}: the tokenizer as files that Hugging Face `tokenizers` loads "
                    "(tokenizer.json carries the whole pipeline; vocab.json + merges.txt assume GPT-2's "
                    "byte-level pre-tokenizer when loaded elsewhere).")

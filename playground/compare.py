@@ -137,9 +137,7 @@ def encode_choice(tokenizer, choice: Choice, text: str) -> Encoding:
     default encoder runs in HF's runtime where that encodes identically (encode_fast); the others
     run the project's readable encoders. Raises core.errors.EncodeError when the text cannot be
     covered (greedy or longest-match without an unknown token)."""
-    if choice.kind == "trained" or (choice.kind == "imported" and isinstance(tokenizer, TrainedTokenizer)):
-        return tokenizer.encode_fast(text, choice.encoder)
-    return tokenizer.encode(text)
+    return tokenizer.with_encoder(choice.encoder).encode(text)
 
 
 # ---------------------------------------------------------------- statistics
@@ -239,8 +237,8 @@ def _piece(tokenizer: TrainedTokenizer, tok: Optional[str], plain: str) -> Piece
     if tok is None:
         unk = tokenizer.unk_token
         return Piece(unk if unk and unk in tokenizer.vocab_ids else f"?{show_whitespace(plain)}", known=False)
-    if tokenizer.config.byte_level:
-        label, partial = token_label(tok, tokenizer.token_bytes_of(tok))
+    if tokenizer.byte_level:
+        label, partial = token_label(tok, tokenizer.token_bytes(tokenizer.token_to_id(tok)))
         return Piece(show_whitespace(label), partial=partial)
     return Piece(show_whitespace(tok))
 

@@ -26,21 +26,17 @@ import csv
 import html
 import io
 import json
-import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Iterable, Optional, Sequence
 
 import pandas as pd
-import regex
 
-from core import pretrained as pretrained_mod
-from core.bytelevel import to_byte_chars
 from core.encoders import MAX_WORD_CHARS, TrainedTokenizer, join_units
 from core.encoding import Encoding
 from core.errors import PlaygroundError, TokenizerFileError
-from core.formats import HFTokenizer, load_tokenizer_bytes, tokenizer_json, vocab_json_and_merges, vocab_txt
-from core.pipeline import normalize_aligned, pre_tokenize
+from core.formats import load_tokenizer_bytes, tokenizer_json, vocab_json_and_merges, vocab_txt
+from core.tokenizer import Chunk, Front, Tokenizer
 from core.trainer import Trace
 
 from playground.spans import MAX_DRAWN_CHARS, PALETTE, VISIBLE_WHITESPACE, show_whitespace
@@ -57,25 +53,6 @@ UNK_SHOWN = "[UNK]"          # what a walk shows for an unknown piece when the t
 
 
 @dataclass(frozen=True)
-class Piece:
-    """One pre-tokenizer output: as the pre-tokenizer spells it (byte-level: `Ġworld`), the
-    normalized text it covers, and its [start, end) in the normalized text."""
-    shown: str
-    plain: str
-    start: int
-    end: int
-
-
-@dataclass(frozen=True)
-class Front:
-    """The stages before the model, for one text."""
-    normalizer: str              # what the normalizer does, in words
-    normalized: str
-    pre_tokenizer: str
-    pieces: tuple[Piece, ...]
-
-
-@dataclass(frozen=True)
 class Stages:
     text: str
     pair: Optional[str]
@@ -88,115 +65,25 @@ class Stages:
     error: Optional[str] = None  # why the model could not encode the text (e.g. no unknown token)
 
 
-# pretrained tokenizers: what their pipelines do before the model (core/pretrained.py wires them)
-_TIKTOKEN_PATTERNS = {"gpt2": ("GPT-2 regex", pretrained_mod.R50K_PAT),
-                      "cl100k_base": ("cl100k regex", pretrained_mod.CL100K_PAT),
-                      "o200k_base": ("o200k regex", pretrained_mod.O200K_PAT),
-                      "qwen2.5": ("Qwen regex", pretrained_mod.QWEN_PAT)}
-_NFC_FIRST = {"qwen2.5"}
-_BERT_LIKE = {"bert-base-uncased"}
-
-
-def _pieces_from(norm: str, raw: Iterable[tuple[str, tuple[int, int]]]) -> tuple[Piece, ...]:
-    return tuple(Piece(shown, norm[s:e], s, e) for shown, (s, e) in raw)
-
-
-def _front_trained(tok: TrainedTokenizer, text: str) -> Front:
-    cfg = tok.config
-    norm, _ = normalize_aligned(text, cfg.normalizer)
-    label = {"none": "none: the text is used as typed", "lowercase": "lowercase", "nfkc": "NFKC",
-             "bert-uncased": "BERT uncased: clean, split CJK, strip accents, lowercase"}.get(cfg.normalizer,
-                                                                                            cfg.normalizer)
-    pre = cfg.pre_tokenizer + (" (bytes shown in GPT-2's alphabet: space → Ġ)" if cfg.pre_tokenizer == "gpt2" else "")
-    return Front(label, norm, pre, _pieces_from(norm, pre_tokenize(norm, cfg.pre_tokenizer)))
-
-
-def _front_pretrained(name: str, text: str) -> Front:
-    if name in _TIKTOKEN_PATTERNS:
-        label, pattern = _TIKTOKEN_PATTERNS[name]
-        norm = unicodedata.normalize("NFC", text) if name in _NFC_FIRST else text
-        raw = [(to_byte_chars(m.group()), m.span()) for m in regex.finditer(pattern, norm)]
-        return Front("NFC" if name in _NFC_FIRST else "none: the text is used as typed", norm,
-                     f"{label} over UTF-8 bytes (shown in GPT-2's alphabet: space → Ġ)", _pieces_from(norm, raw))
-    if name in _BERT_LIKE:
-        from tokenizers import normalizers, pre_tokenizers
-        norm = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=None,
-                                          lowercase=True).normalize_str(text)
-        raw = pre_tokenizers.BertPreTokenizer().pre_tokenize_str(norm)
-        return Front("BERT uncased: clean, split CJK, strip accents, lowercase", norm,
-                     "bert: whitespace and punctuation", _pieces_from(norm, raw))
-    return Front("not shown for this tokenizer", text, "not shown for this tokenizer", ())
-
-
-def _front_hf(tok: HFTokenizer, text: str) -> Front:
-    hf = tok.hf
-    norm_obj, pre_obj = hf.normalizer, hf.pre_tokenizer
-    norm = norm_obj.normalize_str(text) if norm_obj is not None else text
-    if pre_obj is not None:
-        raw = pre_obj.pre_tokenize_str(norm)
-    else:
-        raw = [(norm, (0, len(norm)))] if norm else []
-    return Front(type(norm_obj).__name__ if norm_obj is not None else "none: the text is used as typed", norm,
-                 type(pre_obj).__name__ if pre_obj is not None else "none: the whole text is one piece",
-                 _pieces_from(norm, raw))
-
-
-def _front(tok, text: str) -> Front:
-    if isinstance(tok, TrainedTokenizer):
-        return _front_trained(tok, text)
-    if isinstance(tok, HFTokenizer):
-        return _front_hf(tok, text)
-    return _front_pretrained(getattr(tok, "name", ""), text)
-
-
-def special_tokens_of(tok) -> frozenset:
-    if isinstance(tok, TrainedTokenizer):
-        return frozenset(tok.special_tokens)
-    if isinstance(tok, HFTokenizer):
-        return frozenset(t.content for t in tok.hf.get_added_tokens_decoder().values() if t.special)
-    return frozenset()   # pretrained: marked by their empty bytes (see post_rows)
-
-
-def _post_processor_label(tok) -> str:
-    if isinstance(tok, TrainedTokenizer):
-        if "[CLS]" in tok.vocab_ids and "[SEP]" in tok.vocab_ids:
-            return "[CLS] A [SEP] (with a pair: [CLS] A [SEP] B [SEP]), as BERT's TemplateProcessing"
-        return ("none: the vocabulary has no [CLS] and [SEP] (train WordPiece with special tokens "
-                "[CLS],[SEP] to see BERT's); only the attention mask and token type ids are added")
-    if isinstance(tok, HFTokenizer):
-        pp = tok.hf.post_processor
-        return type(pp).__name__ if pp is not None else "none: only the attention mask and token type ids"
-    if getattr(tok, "name", "") in _BERT_LIKE:
-        return "[CLS] A [SEP] (with a pair: [CLS] A [SEP] B [SEP]), BERT's TemplateProcessing"
-    return "none: this model adds no special tokens; only the attention mask and token type ids"
-
-
-def encode_with(tok, text: str, encoder: Optional[str] = None, *, add_special_tokens: bool = False,
-                pair: Optional[str] = None) -> Encoding:
-    """Encode with any tokenizer the page offers (a trained one with the chosen encoder)."""
-    if isinstance(tok, TrainedTokenizer):
-        return tok.encode(text, encoder, add_special_tokens=add_special_tokens, pair=pair)
-    return tok.encode(text, add_special_tokens=add_special_tokens, pair=pair)
-
-
-def pipeline(tok, text: str, *, pair: Optional[str] = None, encoder: Optional[str] = None) -> Stages:
+def pipeline(tok: Tokenizer, text: str, *, pair: Optional[str] = None, encoder: Optional[str] = None) -> Stages:
     """Every stage of encoding `text` (and `pair`). When the model cannot cover the text (no unknown
     token), the stages before it are still there and `error` says why the rest is missing."""
     pair = pair or None
+    tok = tok.with_encoder(encoder)
     model = post = None
     error = None
     try:
-        model = encode_with(tok, text, encoder)
-        post = encode_with(tok, text, encoder, add_special_tokens=True, pair=pair)
+        model = tok.encode(text)
+        post = tok.encode(text, add_special_tokens=True, pair=pair)
     except PlaygroundError as e:
         error = str(e)
-    return Stages(text=text, pair=pair, front=_front(tok, text),
-                  pair_front=_front(tok, pair) if pair is not None else None,
-                  model=model, post=post, post_processor=_post_processor_label(tok),
-                  special_tokens=special_tokens_of(tok), error=error)
+    return Stages(text=text, pair=pair, front=tok.front(text),
+                  pair_front=tok.front(pair) if pair is not None else None,
+                  model=model, post=post, post_processor=tok.post_processor,
+                  special_tokens=frozenset(tok.special_tokens), error=error)
 
 
-def render_pieces(pieces: Sequence[Piece], *, max_pieces: int = MAX_PIECES_DRAWN) -> str:
+def render_pieces(pieces: Sequence[Chunk], *, max_pieces: int = MAX_PIECES_DRAWN) -> str:
     """The pre-tokenizer's pieces as boxes (escaped), each titled with its offsets."""
     parts = []
     for k, p in enumerate(pieces[:max_pieces]):
@@ -229,7 +116,7 @@ _BOX_STYLE = """<style>
 </style>"""
 
 
-def pieces_rows(pieces: Sequence[Piece]) -> pd.DataFrame:
+def pieces_rows(pieces: Sequence[Chunk]) -> pd.DataFrame:
     return pd.DataFrame({"piece": [p.shown for p in pieces], "text": [show_whitespace(p.plain) for p in pieces],
                          "start": [p.start for p in pieces], "end": [p.end for p in pieces]},
                         columns=["piece", "text", "start", "end"])
@@ -502,7 +389,7 @@ def walk_pieces(tok: TrainedTokenizer, text: str, limit: int = MAX_WALK_CHOICES)
     """The distinct pre-tokenized pieces (normalized plain text) of a text, in order, at most
     `limit`: what can be walked."""
     out: dict[str, None] = {}
-    for p in _front_trained(tok, text).pieces:
+    for p in tok.front(text).chunks:
         out.setdefault(p.plain)
         if len(out) >= limit:
             break
@@ -556,44 +443,27 @@ def trained_vocabulary(trace: Trace, upto: Optional[int] = None) -> pd.DataFrame
     kind = ["special" if t in specials else "merge" if t in created else "initial" for t in tokens]
     step = [None if k == "special" else created.get(t, 0) for t, k in zip(tokens, kind)]
     frequency = [freq.get(t, 0) if final and k != "special" else None for t, k in zip(tokens, kind)]
-    data = [tok.token_bytes_of(t) for t in tokens]
+    data = [tok.token_bytes(i) for i in range(len(tokens))]
     return _frame(list(range(len(tokens))), tokens, data, frequency, step, kind)
 
 
-def tokenizer_vocabulary(tok) -> pd.DataFrame:
-    """The same table for a tokenizer without a trace (pretrained, imported): no frequency; for an
-    imported trained tokenizer the step is its merge's place in the merges."""
-    if isinstance(tok, TrainedTokenizer):
-        created: dict[str, int] = {}
-        for k, (a, b) in enumerate(tok.merges, start=1):
-            created.setdefault(join_units([a, b], tok.config) if tok.config.model == "wordpiece" else a + b, k)
-        specials = set(tok.special_tokens)
-        tokens = list(tok.vocab)
-        kind = ["special" if t in specials else "merge" if t in created else "initial" for t in tokens]
-        step = [None if k == "special" else created.get(t, 0) for t, k in zip(tokens, kind)]
-        freq = dict(tok.final_tokens)
-        frequency = [freq.get(t) if freq and k != "special" else None for t, k in zip(tokens, kind)]
-        return _frame(list(range(len(tokens))), tokens, [tok.token_bytes_of(t) for t in tokens], frequency,
-                      step, kind)
-    if isinstance(tok, HFTokenizer):
-        pairs = sorted((i, t) for t, i in tok.hf.get_vocab(with_added_tokens=True).items())
-        specials = special_tokens_of(tok)
-        ids = [i for i, _ in pairs]
-        tokens = [t for _, t in pairs]
-        data = [b"" if t in specials else tok.token_bytes(i) for i, t in pairs]
-        kind = ["special" if t in specials else "token" for t in tokens]
-    else:   # PretrainedTokenizer
-        ids, tokens, data = [], [], []
-        for i in range(tok.vocab_size):
-            try:
-                t = tok.id_to_token(i)
-            except Exception:  # noqa: BLE001 - an unassigned id
-                continue
-            ids.append(i)
-            tokens.append(t)
-            data.append(tok.token_bytes(i))
-        kind = ["special" if not b else "token" for b in data]
-    return _frame(ids, tokens, data, [None] * len(ids), [None] * len(ids), kind)
+def tokenizer_vocabulary(tok: Tokenizer) -> pd.DataFrame:
+    """The same table for a tokenizer without a trace (pretrained, imported): no frequency; the step
+    is the merge that made the token (its place in the merges, or its rank), 0 for a base token."""
+    ids, tokens, data, step, kind = [], [], [], [], []
+    specials = set(tok.special_tokens)
+    for i in range(tok.vocab_size):
+        try:
+            t = tok.id_to_token(i)
+        except PlaygroundError:   # an unassigned id
+            continue
+        made = tok.made_at(i)
+        ids.append(i)
+        tokens.append(t)
+        data.append(tok.token_bytes(i))
+        kind.append("special" if t in specials else "merge" if made is not None else "initial")
+        step.append(None if t in specials else made or 0)
+    return _frame(ids, tokens, data, [None] * len(ids), step, kind)
 
 
 def filter_vocabulary(frame: pd.DataFrame, query: str = "", partial_only: bool = False) -> pd.DataFrame:
@@ -731,20 +601,11 @@ def _read_upload(name: str, raw: bytes, merges: Sequence[tuple[str, bytes]]) -> 
         tok = load_tokenizer_bytes(raw, name)
     else:
         raise TokenizerFileError(f"{name}: give a tokenizer.json, a vocab.json with its merges.txt, or a vocab.txt")
-    size = len(tok.vocab) if isinstance(tok, TrainedTokenizer) else getattr(tok, "vocab_size", 1)
-    if not size:   # it would encode every text as nothing at all
+    if not tok.vocab_size:   # it would encode every text as nothing at all
         raise TokenizerFileError(f"{name} has an empty vocabulary: give a tokenizer with at least one token")
     return tok, used_merges
 
 
-def describe(tok) -> str:
-    """One line about a tokenizer: kind and size."""
-    if isinstance(tok, TrainedTokenizer):
-        cfg = tok.config
-        return (f"trained here ({cfg.model}, pre-tokenizer {cfg.pre_tokenizer}, normalizer {cfg.normalizer}): "
-                f"{len(tok.vocab):,} tokens, {len(tok.merges):,} merges")
-    if isinstance(tok, HFTokenizer):
-        model = type(tok.hf.model).__name__
-        return f"Hugging Face {model}{', byte-level' if tok.byte_level else ''}: {tok.vocab_size:,} tokens"
-    return f"pretrained {getattr(tok, 'kind', '')}: {getattr(tok, 'vocab_size', 0):,} tokens"
-
+def describe(tok: Tokenizer) -> str:
+    """One line about a tokenizer: where it comes from, its model and size."""
+    return tok.summary

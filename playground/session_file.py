@@ -28,9 +28,8 @@ from typing import Any, Mapping, MutableMapping, Optional
 
 from core import presets
 from core.corpus import WordCounts
-from core.encoders import TrainedTokenizer
 from core.errors import PlaygroundError, TokenizerFileError
-from core.formats import HFTokenizer, load_tokenizer_bytes, tokenizer_json
+from core.formats import load_tokenizer_bytes, tokenizer_file_text
 from core.trace_io import config_from_json, config_to_json, trace_from_json, trace_to_json
 from core.trainer import MODELS
 
@@ -90,12 +89,7 @@ def _corpus_json(corpus: Optional[Corpus]) -> Optional[dict]:
 def _imported_json(imported: Mapping[str, Any]) -> list[dict]:
     out = []
     for name, tok in imported.items():
-        if isinstance(tok, TrainedTokenizer):
-            content = json.dumps(tokenizer_json(tok), ensure_ascii=False)
-        elif isinstance(tok, HFTokenizer):
-            content = tok.hf.to_str()
-        else:
-            continue   # nothing else is imported; a pretrained tokenizer is always at hand anyway
+        content = tokenizer_file_text(tok)   # only trained and HF files are ever imported
         out.append({"name": name, "file": f"{name}.json", "content": content})
     return out
 

@@ -160,7 +160,13 @@ def check_contract(tok, text: str) -> None:
 def test_describes_itself(kind):
     tok, _ = kind
     assert tok.name and tok.family in FAMILIES and tok.vocab_size > 0
-    assert isinstance(tok.byte_level, bool) and isinstance(tok.post_processor, str)
+    assert isinstance(tok.byte_level, bool) and isinstance(tok.post_processor, str) and tok.summary
+    default = tok.with_encoder(None)
+    if tok.encoders:   # trained here: the first encoder is the default
+        assert default.encode(CORPUS[:40]) == tok.with_encoder(tok.encoders[0]).encode(CORPUS[:40])
+        assert all(tok.with_encoder(e).encoders == tok.encoders for e in tok.encoders)
+    else:
+        assert default is tok
     assert all(tok.token_to_id(s) is not None for s in tok.special_tokens)
     assert tok.token_to_id("\x00never a token\x00") is None
     with pytest.raises(EncodeError):
@@ -242,3 +248,21 @@ def _trained_cached(key: str) -> TrainedTokenizer:
     if key not in _CACHE:
         _CACHE[key] = _trained(key)
     return _CACHE[key]
+
+
+TOKENIZER_CLASSES = ("TrainedTokenizer", "PretrainedTokenizer", "HFTokenizer")
+
+
+def test_views_never_test_a_tokenizer_class():
+    """playground/ and pages/ ask the contract, never which class a tokenizer is."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    names = "|".join(TOKENIZER_CLASSES)
+    pattern = re.compile(rf"isinstance\([^)]*\b({names})\b|type\(\w+\) is (not )?({names})\b")
+    hits = [f"{p.relative_to(root)}:{n}" for folder in ("playground", "pages") for p in sorted((root / folder).glob("*.py"))
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert not hits, hits
+    assert pattern.search("if isinstance(tok, (int, HFTokenizer)):")   # the pattern does find one
+    assert pattern.search("if type(tok) is TrainedTokenizer:")

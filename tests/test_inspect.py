@@ -164,8 +164,8 @@ def test_walk_lines_are_plain_text():
 def test_pipeline_of_a_trained_wordpiece_with_cls_sep_and_a_pair():
     tok = TrainedTokenizer.from_trace(_cached("wordpiece-unk"))
     stages = ins.pipeline(tok, "lowest fox.", pair="quick dog")
-    assert [p.plain for p in stages.front.pieces] == ["lowest", "fox", "."]
-    assert [(p.start, p.end) for p in stages.front.pieces] == [(0, 6), (7, 10), (10, 11)]
+    assert [p.plain for p in stages.front.chunks] == ["lowest", "fox", "."]
+    assert [(p.start, p.end) for p in stages.front.chunks] == [(0, 6), (7, 10), (10, 11)]
     assert stages.model == tok.encode("lowest fox.")
     post = stages.post
     assert post.tokens[0] == "[CLS]" and post.tokens.count("[SEP]") == 2 and post.tokens[-1] == "[SEP]"
@@ -184,15 +184,15 @@ def test_pipeline_keeps_the_first_stages_when_the_model_refuses():
     tok = TrainedTokenizer.from_trace(_cached("seed004-wordpiece"))   # no unknown token
     stages = ins.pipeline(tok, "Hello world")
     assert stages.error and "unknown token" in stages.error
-    assert stages.model is None and [p.plain for p in stages.front.pieces] == ["Hello", "world"]
+    assert stages.model is None and [p.plain for p in stages.front.chunks] == ["Hello", "world"]
 
 
 def test_pipeline_shows_byte_level_pieces_and_normalization():
     tok = TrainedTokenizer.from_trace(_trained(TrainConfig(model="bbpe", normalizer="nfkc"), merges=10))
     stages = ins.pipeline(tok, "Hello ﬁne world")
     assert stages.front.normalized == "Hello fine world"
-    assert [p.shown for p in stages.front.pieces] == ["Hello", "Ġfine", "Ġworld"]
-    assert [p.plain for p in stages.front.pieces] == ["Hello", " fine", " world"]
+    assert [p.shown for p in stages.front.chunks] == ["Hello", "Ġfine", "Ġworld"]
+    assert [p.plain for p in stages.front.chunks] == ["Hello", " fine", " world"]
 
 
 @pytest.mark.skipif("bert-base-uncased" not in pretrained_names(), reason="bert vocabulary not installed")
@@ -200,7 +200,7 @@ def test_pipeline_of_pretrained_bert_is_seed_004s():
     bert = load_pretrained("bert-base-uncased")
     stages = ins.pipeline(bert, "Hello how are U tday")
     assert stages.front.normalized == "hello how are u tday"
-    assert [(p.shown, (p.start, p.end)) for p in stages.front.pieces] == [
+    assert [(p.shown, (p.start, p.end)) for p in stages.front.chunks] == [
         ("hello", (0, 5)), ("how", (6, 9)), ("are", (10, 13)), ("u", (14, 15)), ("tday", (16, 20))]
     assert stages.model.tokens == ("hello", "how", "are", "u", "td", "##ay")
     assert stages.model.ids == (7592, 2129, 2024, 1057, 14595, 4710)
@@ -214,7 +214,7 @@ def test_pipeline_of_pretrained_bert_is_seed_004s():
 @pytest.mark.skipif("gpt2" not in pretrained_names(), reason="gpt2 ranks not installed")
 def test_pipeline_of_pretrained_gpt2():
     stages = ins.pipeline(load_pretrained("gpt2"), "Hello, world!")
-    assert [p.shown for p in stages.front.pieces] == ["Hello", ",", "Ġworld", "!"]
+    assert [p.shown for p in stages.front.chunks] == ["Hello", ",", "Ġworld", "!"]
     assert stages.model.ids == (15496, 11, 995, 0)
     assert stages.post.ids == stages.model.ids and "no special tokens" in stages.post_processor
 
@@ -232,7 +232,7 @@ def test_imported_hf_tokenizer_pipeline():
     assert isinstance(tok, HFTokenizer)
     stages = ins.pipeline(tok, "Hello World x")
     assert stages.front.normalized == "hello world x" and stages.front.normalizer == "Lowercase"
-    assert [p.shown for p in stages.front.pieces] == ["hello", "world", "x"]
+    assert [p.shown for p in stages.front.chunks] == ["hello", "world", "x"]
     assert stages.model.tokens == ("hello", "world", "[UNK]")
     frame = ins.tokenizer_vocabulary(tok)
     assert list(frame["token"]) == ["[UNK]", "hello", "world"]
@@ -249,7 +249,7 @@ def test_user_text_and_imported_tokens_are_escaped():
     tok = _hf_tokenizer_with(PAYLOAD.lower().split() + ["<script>alert(1)</script>", "<img/src=x/onerror=alert(1)>"])
     stages = ins.pipeline(tok, f"a {PAYLOAD} <script>alert(1)</script> <img/src=x/onerror=alert(1)> b")
     assert "<img" in stages.model.tokens and "<img/src=x/onerror=alert(1)>" in stages.model.tokens  # drawn ...
-    for html_text in (ins.render_text(stages.front.normalized), ins.render_pieces(stages.front.pieces)):
+    for html_text in (ins.render_text(stages.front.normalized), ins.render_pieces(stages.front.chunks)):
         tags, body = _tags(html_text)
         assert tags <= {"div", "/div", "span", "/span"}, tags  # ... as text, never as a tag
         assert "<img" not in body and "<script" not in body and "&lt;img" in body
@@ -402,5 +402,5 @@ def test_a_long_text_is_drawn_in_bounded_pieces():
     stages = ins.pipeline(tok, text)
     assert ins.post_table(stages).shape[1] == ins.MAX_POST_COLUMNS
     assert "more characters" in ins.render_text(text) and len(ins.render_text(text)) < 3 * ins.MAX_DRAWN_CHARS
-    assert ins.render_pieces(stages.front.pieces).count('class="tp-piece"') == ins.MAX_PIECES_DRAWN
+    assert ins.render_pieces(stages.front.chunks).count('class="tp-piece"') == ins.MAX_PIECES_DRAWN
     assert len(ins.walk_pieces(tok, text)) == ins.MAX_WALK_CHOICES
