@@ -1,4 +1,4 @@
-"""The seeds' naive BPE loop, literally (shared/seeds/002: get_stats, merge_vocab, max over pairs).
+"""The seeds' naive BPE loop, literally (seed 002's get_stats, merge_vocab, max over pairs).
 
 The vocabulary is a dict {"l o w </w>": count} of space-joined symbol strings. Every step recounts
 every pair over every word (`word.split()`), takes `max(pairs, key=pairs.get)` (the first pair met

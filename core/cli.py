@@ -1,4 +1,4 @@
-"""`python -m core`: the engine's command line, exactly as shared/CLI.md specifies.
+"""`python -m core`: the engine's command line, exactly as docs/cli.md specifies.
 
 Errors are one line on stderr and exit status 2, never a traceback; on success stderr stays empty.
 """

@@ -102,7 +102,7 @@ def _count_span(args) -> Counter:
 def count_words(text: str, pre_tokenizer: str = "whitespace", normalizer: str = "none", *,
                 keep_newlines: bool = False, workers: int | None = None, progress=None,
                 fork: bool = False) -> WordCounts:
-    """Count the words of a text, read line by line as CLI.md says.
+    """Count the words of a text, read line by line as docs/cli.md says.
 
     workers: processes to count with; None = all cores when the text is large.
     fork: the caller's process has no other threads, so workers may fork (see process_context).

@@ -25,7 +25,7 @@ NORMALIZERS = ("none", "lowercase", "nfkc", "bert-uncased")
 PRE_TOKENIZERS = ("whitespace", "gpt2", "bert", "jieba", "chars")
 DEFAULT_PRE_TOKENIZER = {"bpe": "whitespace", "bbpe": "gpt2", "wordpiece": "bert"}
 
-# A line ends at \n, \r\n or a lone \r (CLI.md); U+2028, U+0085, \v, \f stay inside lines.
+# A line ends at \n, \r\n or a lone \r (docs/cli.md); U+2028, U+0085, \v, \f stay inside lines.
 LINE_BREAK = regex.compile(r"\r\n|\r|\n")
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -143,7 +143,7 @@ def normalize_aligned(text: str, name: str = "none") -> tuple[str, list[tuple[in
 # ---------------------------------------------------------------- pre-tokenizers
 
 def split_lines(text: str, keep_newlines: bool = False) -> list[str]:
-    """Lines as CLI.md defines them; with keep_newlines each keeps its break at its end."""
+    """Lines as docs/cli.md defines them; with keep_newlines each keeps its break at its end."""
     if not keep_newlines:
         return LINE_BREAK.split(text)
     lines, start = [], 0
@@ -190,7 +190,7 @@ def pre_tokenize(text: str, name: str) -> list[tuple[str, tuple[int, int]]]:
 
 
 def pre_tokenize_words(text: str, name: str, *, keep_newlines: bool = False) -> list[str]:
-    """The words of a training text, as CLI.md reads a corpus: line by line, each line without
+    """The words of a training text, as docs/cli.md reads a corpus: line by line, each line without
     its break unless keep_newlines. Plain text even for gpt2 (the caller maps bytes).
     One regex findall over the whole text (count_words counts them through count_pieces)."""
     check_names(pre_tokenizer=name)

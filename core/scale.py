@@ -1,7 +1,7 @@
 """Counting corpora larger than memory: streamed, on all cores, combined by engines made for it.
 
 Counting words is the only step whose cost grows with the corpus; training grows with the number
-of unique words. So a big corpus enters as a word-count table (CLI.md's format: `word,count` in
+of unique words. So a big corpus enters as a word-count table (docs/cli.md's format: `word,count` in
 first-appearance order), made here:
     count_files   streams text files in chunks cut at line breaks, counts them on all cores,
                   merges the partial counts in order (memory: the table plus a few chunks)
@@ -158,7 +158,7 @@ def count_partition(index: int, lines: Iterable[str], pre_tokenizer: str = "whit
     """Count one partition's lines: (word, (count, partition index, first position)).
 
     Reduce by key with `reduce_counts` and sort by (partition, position) to get the table in
-    first-appearance order. Lines arrive without their breaks, as CLI.md reads them.
+    first-appearance order. Lines arrive without their breaks, as docs/cli.md reads them.
     """
     counter = _count_chunk(("\n".join(lines), pre_tokenizer, normalizer, False))
     for pos, (word, n) in enumerate(counter.items()):

@@ -5,7 +5,7 @@ step take the best pair by the model's value (pair count, or WordPiece's likelih
 break ties by the run's rule, merge it in every word that contains it, and write one frozen
 `MergeStep` record. Pages only render these records; they never recompute training.
 
-The loop is incremental (REFERENCES.md, "Algorithms that scale"): nothing recounts the
+The loop is incremental (docs/references.md, "Counting pairs and merging"): nothing recounts the
 corpus per merge. State, with shapes:
     words[i]        list[int]          current symbol ids of unique word i
     counts[i]       int                its count in the corpus
@@ -22,7 +22,7 @@ corpus per merge. State, with shapes:
     top             the k best entries (the step's candidates), held out of the heap between steps
 Cost per merge grows with the words the merge touches, not with the corpus.
 
-Tie rules (CLI.md): `first` = the pair met first scanning words in first-appearance order, each
+Tie rules (docs/cli.md): `first` = the pair met first scanning words in first-appearance order, each
 left to right over its current symbols (the seeds' `max` over a rebuilt dict); `hf` = smallest
 (left id, right id), HF BpeTrainer's; `lexical` = smallest (left, right) spelling by code point.
 
@@ -68,7 +68,7 @@ class TrainConfig:
     """How to learn; the result (`Trace`) holds what was learned."""
     model: str = "bpe"
     vocab_size: int = 1000
-    pre_tokenizer: Optional[str] = None      # None: the model's default (CLI.md)
+    pre_tokenizer: Optional[str] = None      # None: the model's default (docs/cli.md)
     normalizer: str = "none"
     end_of_word: str = "none"                # bpe only
     score: str = "likelihood"                # wordpiece only
@@ -226,7 +226,7 @@ def join_symbols(left: str, right: str, model: str) -> str:
 
 
 def _alphabet_order(symbol: str) -> tuple:
-    # plain symbols by code point, then the ##x / x</w> variants, then </w> last (CLI.md)
+    # plain symbols by code point, then the ##x / x</w> variants, then </w> last (docs/cli.md)
     if symbol == END_OF_WORD:
         return (2, "")
     if symbol.startswith(CONTINUATION) and len(symbol) > len(CONTINUATION):

@@ -4,7 +4,7 @@ Every piece of user text goes through `html.escape` before it reaches the HTML; 
 `<img src=x onerror=alert(1)>` and friends through every path here.
 
 Colours are chosen by token id (palette[id mod N]) so they stay put while the text is edited,
-moved to the next palette entry when the left neighbour already has that colour (REFERENCES.md),
+moved to the next palette entry when the left neighbour already has that colour (docs/references.md),
 so neighbours never share one, even `Ċ Ċ`. A colour is a class (`tp-c3`), not an inline style:
 a 10,000-character text is thousands of spans, and the same token with the same colour is built
 once per call.

@@ -300,7 +300,7 @@ def tokenizer_at(trace: Trace, k: int) -> TrainedTokenizer:
 
 
 def line_spans(text: str, keep_newlines: bool) -> list[tuple[int, int]]:
-    """[start, end) of each line as training reads a text (CLI.md): without its break, or with it
+    """[start, end) of each line as training reads a text (docs/cli.md): without its break, or with it
     when the trainer keeps line breaks. line_spans("ab\ncd", False) == [(0, 2), (3, 5)]."""
     spans, start = [], 0
     for m in LINE_BREAK.finditer(text):

@@ -2,7 +2,7 @@
 
 Why `st.cache_resource` and not `st.cache_data`: cache_data pickles what a function returns and
 unpickles a fresh copy on every call; for a trace of thousands of steps that alone takes seconds
-(REFERENCES.md, "Traps": 1.6 s for an 8,000-step trace), on every rerun and page switch.
+(docs/references.md, "Streamlit facts": 1.6 s for an 8,000-step trace), on every rerun and page switch.
 cache_resource hands back the very object it stored. That is safe here because what we cache is
 immutable: `Trace` and `WordCounts` are frozen dataclasses of tuples, shared by every session and
 never modified. The caches are bounded (max_entries) so a long session cannot fill the memory.
