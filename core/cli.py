@@ -14,6 +14,7 @@ from .encoders import ENCODERS, TrainedTokenizer
 from .errors import ConfigError, CorpusError, PlaygroundError
 from .formats import load_tokenizer, save_tokenizer
 from .pipeline import NORMALIZERS, PRE_TOKENIZERS
+from .trace_io import trace_report
 from .trainer import END_OF_WORD_MODES, MODELS, SCORE_RULES, TIE_RULES, TrainConfig, Trace, train
 
 
@@ -116,29 +117,6 @@ def _words(args) -> WordCounts:
     return count_words(text, config.pre_tokenizer, args.normalizer, keep_newlines=args.keep_newlines, fork=True)
 
 
-def _score_json(score):
-    return None if score is None else float(score)
-
-
-def trace_json(trace: Trace) -> dict:
-    c = trace.config
-    return {
-        "model": c.model, "tie_break": c.tie_break, "score_rule": c.score_rule,
-        "pre_tokenizer": c.pre_tokenizer, "normalizer": c.normalizer, "end_of_word": c.end_of_word,
-        "special_tokens": list(trace.special_tokens), "alphabet": list(trace.alphabet),
-        "merges": [{
-            "pair": list(s.pair), "token": s.token, "id": s.id, "count": s.count,
-            "score": _score_json(s.score), "tied": s.tied, "first_word": s.first_word,
-            "changed_words": s.changed_words_total, "total_tokens": s.total_tokens,
-            "candidates": [{"pair": list(k.pair), "count": k.count, "score": _score_json(k.score)}
-                           for k in s.candidates],
-        } for s in trace.steps],
-        "vocab": {t: i for i, t in enumerate(trace.vocab)},
-        "stop_reason": trace.stop_reason,
-        "notes": list(trace.notes),
-    }
-
-
 def _train(args) -> int:
     specials = tuple(s for s in args.special_tokens.split(",") if s) if args.special_tokens else ()
     config = TrainConfig(model=args.model, vocab_size=args.vocab_size, pre_tokenizer=args.pre_tokenizer,
@@ -153,7 +131,7 @@ def _train(args) -> int:
         except OSError as e:
             raise ConfigError(f"cannot write {args.save}: {e.strerror or e}") from None
     if args.json:
-        json.dump(trace_json(trace), sys.stdout, ensure_ascii=False)
+        json.dump(trace_report(trace), sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     out = sys.stdout

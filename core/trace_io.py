@@ -1,6 +1,6 @@
 """A `Trace` as plain JSON and back, exactly: what session files store.
 
-`core.cli.trace_json` is the CLI's *report* of a trace (scores rounded to doubles, changed words
+`trace_report` (at the end) is the CLI's *report* of a trace (scores rounded to doubles, changed words
 only counted); this module is its *storage*: every field of every record survives the round trip,
     trace_from_json(json.loads(json.dumps(trace_to_json(t)))) == t
 with WordPiece's likelihood scores kept as exact fractions, written as "num/den" strings
@@ -25,6 +25,8 @@ Not here: Streamlit, session files as a whole (playground/session_file.py), the 
 """
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import asdict, fields
 from fractions import Fraction
 from typing import Any, Optional
@@ -325,3 +327,47 @@ def _trace(data) -> Trace:
     return Trace(config=config, special_tokens=specials, alphabet=alphabet, vocab=vocab, steps=tuple(steps),
                  initial_total_tokens=initial_total, words=words, final_tokens=tuple(final), stop_reason=stop,
                  **extra)
+
+
+# ---------------------------------------------------------------- reports (written, never read back)
+
+def _score_json(score):
+    return None if score is None else float(score)
+
+
+def trace_report(trace: Trace) -> dict:
+    """The CLI's `--json` report and the Inspect page's trace.json: scores as doubles, changed words
+    counted, the vocabulary as token -> id. Readable, not for reading back (trace_to_json is)."""
+    c = trace.config
+    return {
+        "model": c.model, "tie_break": c.tie_break, "score_rule": c.score_rule,
+        "pre_tokenizer": c.pre_tokenizer, "normalizer": c.normalizer, "end_of_word": c.end_of_word,
+        "special_tokens": list(trace.special_tokens), "alphabet": list(trace.alphabet),
+        "merges": [{
+            "pair": list(s.pair), "token": s.token, "id": s.id, "count": s.count,
+            "score": _score_json(s.score), "tied": s.tied, "first_word": s.first_word,
+            "changed_words": s.changed_words_total, "total_tokens": s.total_tokens,
+            "candidates": [{"pair": list(k.pair), "count": k.count, "score": _score_json(k.score)}
+                           for k in s.candidates],
+        } for s in trace.steps],
+        "vocab": {t: i for i, t in enumerate(trace.vocab)},
+        "stop_reason": trace.stop_reason,
+        "notes": list(trace.notes),
+    }
+
+
+TRACE_CSV_COLUMNS = ["step", "left", "right", "token", "id", "count", "score", "score_exact", "tied",
+                     "first_word", "changed_words", "total_tokens", "vocab_size"]
+
+
+def trace_csv(trace: Trace) -> str:
+    """One row per merge. `score` is the double, `score_exact` the fraction (WordPiece)."""
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(TRACE_CSV_COLUMNS)
+    for s in trace.steps:
+        w.writerow([s.index, s.pair[0], s.pair[1], s.token, s.id, s.count,
+                    "" if s.score is None else repr(float(s.score)),
+                    "" if s.score is None else f"{s.score.numerator}/{s.score.denominator}",
+                    s.tied, s.first_word, s.changed_words_total, s.total_tokens, s.vocab_size])
+    return buf.getvalue()

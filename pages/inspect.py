@@ -14,7 +14,7 @@ from functools import partial
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.cli import trace_json
+from core.trace_io import trace_csv, trace_report
 from core.encoders import ENCODERS, TrainedTokenizer
 from core.errors import PlaygroundError
 from core.pretrained import load_pretrained, pretrained_names
@@ -360,11 +360,11 @@ def _export_tab(tok, trace, label: str) -> None:
         st.caption("Exports are for tokenizers trained here; pick one above.")
     if trace is not None:
         cols = st.columns(2)
-        cols[0].download_button("trace.csv (one row per merge)", data=lambda t=trace: ins.trace_csv(t),
+        cols[0].download_button("trace.csv (one row per merge)", data=lambda t=trace: trace_csv(t),
                                 file_name=f"{trace.config.model}-trace.csv", mime="text/csv",
                                 key="inspect_dl_trace_csv", on_click="ignore", icon=":material/download:")
         cols[1].download_button("trace.json (as the CLI prints it)",
-                                data=lambda t=trace: json.dumps(trace_json(t), ensure_ascii=False),
+                                data=lambda t=trace: json.dumps(trace_report(t), ensure_ascii=False),
                                 file_name=f"{trace.config.model}-trace.json", mime="application/json",
                                 key="inspect_dl_trace_json", on_click="ignore", icon=":material/download:")
         st.caption("Charts: the Plotly charts' toolbar (camera icon) saves a PNG; the merge tree downloads "

@@ -9,7 +9,7 @@ the vocabulary as a table, and the files a tokenizer is exported to or imported 
         walk_greedy        seed 002's recursion: candidate found, left and right pieces
     trained_vocabulary(trace, upto) / tokenizer_vocabulary(tok) -> the vocabulary table
     filter_vocabulary(frame, query, partial_only)
-    trace_csv(trace), export_files(tok)         -> file contents for download buttons
+    export_files(tok)                           -> file contents for download buttons
     read_uploads(files, taken)                  -> tokenizers from uploaded files (TokenizerFileError)
 
 Every walk re-derives its encoder from the tokenizer's public data (merges, vocabulary, greedy
@@ -22,9 +22,7 @@ Not here: token spans (spans.py), merge trees (charts.py), the encoders (core/en
 """
 from __future__ import annotations
 
-import csv
 import html
-import io
 import json
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -489,23 +487,6 @@ def length_counts(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- exports
-
-TRACE_CSV_COLUMNS = ["step", "left", "right", "token", "id", "count", "score", "score_exact", "tied",
-                     "first_word", "changed_words", "total_tokens", "vocab_size"]
-
-
-def trace_csv(trace: Trace) -> str:
-    """One row per merge. `score` is the double, `score_exact` the fraction (WordPiece)."""
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(TRACE_CSV_COLUMNS)
-    for s in trace.steps:
-        w.writerow([s.index, s.pair[0], s.pair[1], s.token, s.id, s.count,
-                    "" if s.score is None else repr(float(s.score)),
-                    "" if s.score is None else f"{s.score.numerator}/{s.score.denominator}",
-                    s.tied, s.first_word, s.changed_words_total, s.total_tokens, s.vocab_size])
-    return buf.getvalue()
-
 
 def export_files(tok: TrainedTokenizer) -> dict[str, str]:
     """The files a trained tokenizer is saved as: tokenizer.json always; vocab.json + merges.txt for

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
-from core.cli import trace_json
+from core.trace_io import TRACE_CSV_COLUMNS, trace_csv, trace_report
 from core.corpus import WordCounts, count_words
 from core.encoders import ENCODERS, TrainedTokenizer
 from core.errors import EncodeError, TokenizerFileError
@@ -353,15 +353,15 @@ def test_exported_vocab_txt_loads_in_hf_with_our_ids(tmp_path):
 
 def test_trace_csv_has_one_row_per_merge_with_exact_scores():
     trace = _cached("seed004-wordpiece")
-    rows = list(csv.DictReader(io.StringIO(ins.trace_csv(trace))))
+    rows = list(csv.DictReader(io.StringIO(trace_csv(trace))))
     assert [r["token"] for r in rows] == ["wi", "wid", "lo", "##st"]
     assert [Fraction(r["score_exact"]) for r in rows] == [Fraction(1, 3), Fraction(1, 3), Fraction(1, 7), Fraction(1, 9)]
     assert float(rows[2]["score"]) == pytest.approx(1 / 7)
-    assert list(rows[0]) == ins.TRACE_CSV_COLUMNS
-    bpe_rows = list(csv.DictReader(io.StringIO(ins.trace_csv(_cached("seed004-bpe-eow")))))
+    assert list(rows[0]) == TRACE_CSV_COLUMNS
+    bpe_rows = list(csv.DictReader(io.StringIO(trace_csv(_cached("seed004-bpe-eow")))))
     assert [r["token"] for r in bpe_rows] == ["es", "est", "est</w>"]
     assert [r["score"] for r in bpe_rows] == ["", "", ""] and [r["count"] for r in bpe_rows] == ["9", "9", "9"]
-    assert json.loads(json.dumps(trace_json(trace)))["merges"][0]["token"] == "wi"
+    assert json.loads(json.dumps(trace_report(trace)))["merges"][0]["token"] == "wi"
 
 
 # ---------------------------------------------------------------- imports
