@@ -4,6 +4,7 @@ Every run: page config, session defaults (once), the navigation, the page, then 
 status (drawn after the page so it already shows what the page just trained).
 """
 import sys
+from pathlib import Path
 
 import streamlit as st
 
@@ -21,7 +22,9 @@ def _drop_link_parameters() -> None:
         st.toast(views.ignored_link_message(names), icon=":material/link_off:")
 
 
-st.set_page_config(page_title="Tokenizer Playground", page_icon=":material/token:", layout="wide")
+# The icon is a file of ours: a Material icon as page_icon is fetched from a font server on every run.
+ICON = Path(__file__).resolve().parent / "playground" / "static" / "icon.png"
+st.set_page_config(page_title="Tokenizer Playground", page_icon=str(ICON), layout="wide")
 state.init()
 if state.first_run():
     try:  # `streamlit run app.py -- --corpus PATH`: start every session with that corpus
