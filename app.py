@@ -8,7 +8,7 @@ import sys
 import streamlit as st
 
 from core.errors import PlaygroundError
-from playground import state, views
+from playground import state, style, views
 from playground.startup import startup_corpus
 
 
@@ -22,6 +22,7 @@ def _drop_link_parameters() -> None:
 
 
 st.set_page_config(page_title="Tokenizer Playground", page_icon=":material/token:", layout="wide")
+style.inject()   # the one stylesheet (playground/style.css), for whichever page runs
 state.init()
 if state.first_run():
     try:  # `streamlit run app.py -- --corpus PATH`: start every session with that corpus

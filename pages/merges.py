@@ -38,27 +38,6 @@ MAX_TREE_CHOICES = 5_000        # merged tokens offered in the picker (any token
 LOCKSTEP_TOP = 6                # candidate bars per tokenizer when three stand side by side
 LOCKSTEP_WORDS = 5
 
-CSS = """<style>
-[data-testid="stMain"] .stMarkdown p, [data-testid="stMain"] .stMarkdown li {font-size:1.15rem}
-[data-testid="stMain"] [data-testid="stCaptionContainer"] {font-size:1.05rem}
-[data-testid="stMain"] [data-testid="stWidgetLabel"] p {font-size:1.05rem}
-[data-testid="stMain"] .stButton button p {font-size:1.1rem}
-.mg-sentence{font-size:1.55rem;line-height:1.55;margin:.1rem 0 .4rem}
-.mg-sentence.mg-small{font-size:1.2rem}
-code.mg-tok{font-size:.95em;background:#FFE8CC;color:#7A1F00;padding:.05em .3em;border-radius:4px;
- white-space:pre-wrap;overflow-wrap:anywhere}
-.mg-words{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:1.05rem;line-height:1.8;
- display:grid;grid-template-columns:auto auto auto auto;column-gap:.6rem;justify-content:start;align-items:baseline}
-.mg-words.mg-compact{grid-template-columns:auto auto;font-size:1.05rem}
-.mg-before,.mg-after{overflow-wrap:anywhere}
-.mg-pair{text-decoration:underline 3px #F4A261;text-underline-offset:4px}
-.mg-new{background:#C1121F;color:#fff;border-radius:4px;padding:0 .25em;font-weight:700}
-.mg-arrow{color:#888}.mg-count{color:#666;font-weight:600}
-[data-testid="stGraphVizChart"] svg text{font-size:24px !important;
- font-family:ui-monospace,Menlo,Consolas,monospace !important}
-</style>"""
-
-
 # ---------------------------------------------------------------- cached reads of a trace
 
 @dataclass(frozen=True)
@@ -460,7 +439,6 @@ def _autoplay(results: Results) -> None:
 
 # ---------------------------------------------------------------- the page
 
-st.html(CSS)
 st.title("Merges")
 results, messages = _open_link(state.get_results())
 for msg in messages:
