@@ -15,9 +15,8 @@ from playground.startup import startup_corpus
 def _drop_link_parameters() -> None:
     """Only the Merges page reads link parameters (?tokenizer=bpe&step=3). On another page they are
     removed from the address with a message, rather than kept there doing nothing."""
-    names = list(st.query_params.keys())
+    names = state.clear_url_params()
     if names:
-        st.query_params.clear()
         st.toast(views.ignored_link_message(names), icon=":material/link_off:")
 
 
