@@ -3,7 +3,7 @@ out and in, and the whole session saved to one JSON file and loaded back.
 
 Widgets -> pure helpers (playground/inspect.py, playground/session_file.py) and core -> render.
 Every tab but the open one is skipped (lazy tabs), so a big vocabulary costs nothing while the
-pipeline is shown. User and file text reaches HTML only through escaping helpers (spans.py,
+pipeline is shown. User and file text reaches HTML only through playground.markup (via spans.py,
 playground/inspect.py); elsewhere it goes to data frames, code blocks or escaped Markdown.
 """
 from __future__ import annotations

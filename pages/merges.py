@@ -135,7 +135,7 @@ def _single(results: Results, trace: Trace, k: int, facts: mc.TraceFacts) -> Non
 def _lockstep(results: Results, k: int) -> None:
     for col, m in zip(st.columns(3, gap="medium"), MODELS):
         trace = results.trace(m)
-        facts = mc.facts(mc.trace_key(results, trace), trace)
+        facts = mc.facts_of(results, trace)
         shown = min(k, len(trace.steps))
         with col:
             st.subheader(MODEL_LABELS[m])
@@ -224,7 +224,7 @@ current = mc.current_step(results, view)
 mc.write_link(results, view, current)
 view = mc.get_view()
 trace = results.trace(view.model)
-facts = mc.facts(mc.trace_key(results, trace), trace)
+facts = mc.facts_of(results, trace)
 shown = min(current, len(trace.steps))
 
 st.caption(f"Trained on: {views.md_escape(results.corpus_name)} · keys: ← → step, Home / End first and last, "

@@ -2,7 +2,7 @@
 link (query parameters) that reopens a view, the background drawing of the next step, and
 autoplay. pages/merges.py draws; this module decides what it shows.
 
-    facts(key, trace), corpus_view(...)   cached per trace (and step): computed once for every session
+    facts_of(results, trace), corpus_view(...)  cached per trace (and step): once for every session
     prefetch(...)                         draws the next step's corpus in a background thread
     get_get_view(), set_view(...), go_to(step)    the view (state.MergesView) and the steps (state.get_step)
     on_nav, on_slider, on_play, ...       the controls' callbacks
@@ -51,6 +51,10 @@ def trace_key(results: Results, trace: Trace) -> str:
 def facts(key: str, _trace: Trace) -> TraceFacts:
     return TraceFacts(token_ids=_trace.token_to_id, curves=charts.curve_data(_trace),
                       merged=stepper.merged_tokens(_trace), made_at=stepper.made_at(_trace))
+
+
+def facts_of(results: Results, trace: Trace) -> TraceFacts:
+    return facts(trace_key(results, trace), trace)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -194,7 +198,7 @@ def open_link(results: Optional[Results]) -> tuple[Optional[Results], list[str]]
     if request.speed is not None:
         changes["speed"] = request.speed
     if request.token is not None:
-        if request.token in facts(trace_key(results, results.trace(model)), results.trace(model)).token_ids:
+        if request.token in facts_of(results, results.trace(model)).token_ids:
             changes["tree_token"] = request.token
         else:
             msgs.append(f"Ignored token={stepper.quote_value(request.token)}: not in the "

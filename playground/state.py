@@ -1,4 +1,5 @@
-"""Session state behind one small module: typed accessors, defaults set once.
+"""Session state behind one module: typed accessors, defaults set once.
+(Over 400 lines by design: every session, widget-key and URL accessor of the app lives here, in one place.)
 
 Pages never read or write raw `st.session_state` keys; they call the functions here. What is
 kept per browser session:
