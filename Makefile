@@ -1,6 +1,7 @@
 # Tokenizer Playground: two commands for a new user.
 #   make run    the app on http://localhost:8501
-#   make test   the whole suite, browser tests included
+#   make test   the import layers (lint-imports, see .importlinter), then the whole suite,
+#               browser tests included
 # Both create .venv on first use; stamp files in .venv keep a second run from reinstalling
 # (they are remade when a requirements file changes).
 
@@ -42,7 +43,8 @@ chromium:
 	fi
 
 test: $(VENV)/.dev-installed chromium
+	$(VENV)/bin/lint-imports --no-logo
 	$(PY) -m pytest -q
 
 clean:
-	rm -rf $(VENV) tests/screenshots .pytest_cache
+	rm -rf $(VENV) tests/screenshots .pytest_cache .import_linter_cache

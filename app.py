@@ -9,22 +9,22 @@ from pathlib import Path
 import streamlit as st
 
 from core.errors import PlaygroundError
-from playground import state, views
+from playground import state, style, views
 from playground.startup import startup_corpus
 
 
 def _drop_link_parameters() -> None:
     """Only the Merges page reads link parameters (?tokenizer=bpe&step=3). On another page they are
     removed from the address with a message, rather than kept there doing nothing."""
-    names = list(st.query_params.keys())
+    names = state.clear_url_params()
     if names:
-        st.query_params.clear()
         st.toast(views.ignored_link_message(names), icon=":material/link_off:")
 
 
 # The icon is a file of ours: a Material icon as page_icon is fetched from a font server on every run.
 ICON = Path(__file__).resolve().parent / "playground" / "static" / "icon.png"
 st.set_page_config(page_title="Tokenizer Playground", page_icon=str(ICON), layout="wide")
+style.inject()   # the one stylesheet (playground/style.css), for whichever page runs
 state.init()
 if state.first_run():
     try:  # `streamlit run app.py -- --corpus PATH`: start every session with that corpus

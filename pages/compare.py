@@ -6,66 +6,40 @@ pure helpers (playground.compare, playground.spans) -> st.html. Three tabs, only
   Boundaries           two tokenizers' token boundaries marked on the text, and the share they agree on
   Encoder differences  merges vs greedy vs longest-match on one trained vocabulary, word by word
 
-Tokenizer objects are shared, immutable and built once: pretrained vocabularies per process, a
-trained tokenizer per (corpus, settings) (st.cache_resource; its word cache fills as it encodes).
+Tokenizer objects are shared, immutable and built once (playground/tokenizers.py): pretrained
+vocabularies per process, a trained tokenizer per (corpus, settings).
 A tokenizer that cannot encode the text (EncodeError) gets a message in its own panel.
 """
 import streamlit as st
 
-from core.encoders import TrainedTokenizer
 from core.errors import PlaygroundError
-from core.pretrained import load_pretrained, pretrained_names
-from playground import compare, spans, state, views
-from playground.state import MODEL_LABELS
-from playground.training import settings_key
+from playground import compare, spans, state, tokenizers, views
+from playground.state import MODEL_LABELS, PERSIST, CompareKeys as K
 from playground.startup import through_app
 
 through_app()   # a deep link on a new server (or AppTest) may run this file without app.py
 
 MAX_PANEL_CHARS = spans.MAX_DRAWN_CHARS
-PERSIST = "session"   # widget values survive a trip to another page
-AUTO = "compare_auto_selection"   # True until the user edits the selection: follow the defaults
-ENCODED = "compare_encoded"       # choice key -> (tokenizer, text, Encoding or error) of the last run
-
-
-# ---------------------------------------------------------------- shared tokenizers (one per process)
-
-@st.cache_resource(show_spinner="Loading the pretrained vocabulary…")
-def pretrained(name: str):
-    return load_pretrained(name)
-
-
-@st.cache_resource(max_entries=24, show_spinner=False)
-def trained(results_key: str, settings: tuple, _trace) -> TrainedTokenizer:
-    # keyed like training._cached_trace: the same (corpus, settings) is the same trace; a trace
-    # loaded from a session file has its own key (state.Results.cache_key)
-    return TrainedTokenizer.from_trace(_trace)
-
-
-@st.cache_data(show_spinner=False)
-def installed_pretrained() -> list[str]:
-    return pretrained_names()
 
 
 def tokenizer_of(choice: compare.Choice):
     if choice.kind == "pretrained":
-        return pretrained(choice.source)
+        return tokenizers.pretrained(choice.source)
     if choice.kind == "trained":
-        trace = results.trace(choice.source)
-        return trained(results.cache_key, settings_key(trace.config), trace)
+        return tokenizers.trained(results, results.trace(choice.source))
     return imported[choice.source]
 
 
 # ---------------------------------------------------------------- callbacks
 
 def _load_sample() -> None:
-    sample = state.widget_value("compare_sample")
+    sample = state.widget_value(K.SAMPLE)
     if sample in compare.SAMPLES:
-        state.set_widget("compare_text", compare.SAMPLES[sample])
+        state.set_widget(K.TEXT, compare.SAMPLES[sample])
 
 
 def _selection_edited() -> None:
-    state.set_widget(AUTO, False)
+    state.set_widget(K.AUTO_SELECTION, False)
 
 
 # ---------------------------------------------------------------- the page
@@ -73,21 +47,20 @@ def _selection_edited() -> None:
 results = state.get_results()
 imported = state.get_imported()
 trained_models = list(results.traces()) if results is not None else []
-choices = compare.tokenizer_choices(trained_models, installed_pretrained(), imported)
+choices = compare.tokenizer_choices(trained_models, tokenizers.installed_pretrained(), imported)
 by_key = {c.key: c for c in choices}
 
-state.init_widget("compare_sample", compare.DEFAULT_SAMPLE)
-state.init_widget("compare_text", compare.SAMPLES[compare.DEFAULT_SAMPLE])
-state.init_widget(AUTO, True)
-if state.widget_value(AUTO):
-    state.set_widget("compare_tokenizers", compare.default_selection(choices))
+state.init_widget(K.SAMPLE, compare.DEFAULT_SAMPLE)
+state.init_widget(K.TEXT, compare.SAMPLES[compare.DEFAULT_SAMPLE])
+state.init_widget(K.AUTO_SELECTION, True)
+if state.widget_value(K.AUTO_SELECTION):
+    state.set_widget(K.TOKENIZERS, compare.default_selection(choices))
 else:
-    state.set_widget("compare_tokenizers",
-                     compare.valid_selection(state.widget_value("compare_tokenizers"), choices))
-state.init_widget("compare_view", "Tokens")
-state.init_widget("compare_layout", "Side by side")
-state.init_widget("compare_whitespace", False)
-state.init_widget("compare_grouped", False)
+    state.set_widget(K.TOKENIZERS, compare.valid_selection(state.widget_value(K.TOKENIZERS), choices))
+state.init_widget(K.VIEW, "Tokens")
+state.init_widget(K.LAYOUT, "Side by side")
+state.init_widget(K.WHITESPACE, False)
+state.init_widget(K.GROUPED, False)
 
 st.title("Compare")
 st.caption("One text, several tokenizers: how many tokens each needs and where each one cuts. Hover a "
@@ -98,25 +71,25 @@ if results is None:
 else:
     st.caption(f"Trained on: {views.md_escape(results.corpus_name)}")
 
-text = st.text_area("Text", key="compare_text", height=170, persist_state=PERSIST,
+text = st.text_area("Text", key=K.TEXT, height=170, persist_state=PERSIST,
                     placeholder="Type or paste any text…")
 # one wrapping row under the text, not a narrow column beside it: on a 1024-pixel projector each
 # control keeps its whole label and the row goes on on the next line
 with st.container(horizontal=True, gap="medium", vertical_alignment="bottom"):
-    st.selectbox("Sample", list(compare.SAMPLES), key="compare_sample", on_change=_load_sample,
+    st.selectbox("Sample", list(compare.SAMPLES), key=K.SAMPLE, on_change=_load_sample,
                  persist_state=PERSIST, width=230, help="Replaces the text with a sample: Chinese, emoji with "
                  "zero-width joiners, code, runs of whitespace, HTML that must show as text.")
-    show = st.segmented_control("Show", ["Tokens", "Ids"], key="compare_view", required=True,
+    show = st.segmented_control("Show", ["Tokens", "Ids"], key=K.VIEW, required=True,
                                 persist_state=PERSIST)
-    layout = st.segmented_control("Layout", ["Side by side", "Stacked"], key="compare_layout", required=True,
+    layout = st.segmented_control("Layout", ["Side by side", "Stacked"], key=K.LAYOUT, required=True,
                                   persist_state=PERSIST)
-    whitespace = st.toggle("Visible whitespace", key="compare_whitespace", persist_state=PERSIST,
+    whitespace = st.toggle("Visible whitespace", key=K.WHITESPACE, persist_state=PERSIST,
                            help="Space ⋅, tab →, line break ↵; zero-width characters by name (⟨ZWJ⟩).")
-    grouped = st.toggle("Group bytes", key="compare_grouped", persist_state=PERSIST,
+    grouped = st.toggle("Group bytes", key=K.GROUPED, persist_state=PERSIST,
                         help="Tokens that are parts of one character's UTF-8 bytes (<0xE4><0xBD>…) are drawn "
                              "as one box with that character.")
 selected = st.multiselect(
-    "Tokenizers", [c.key for c in choices], key="compare_tokenizers", format_func=lambda k: by_key[k].label,
+    "Tokenizers", [c.key for c in choices], key=K.TOKENIZERS, format_func=lambda k: by_key[k].label,
     max_selections=compare.MAX_TOKENIZERS, on_change=_selection_edited, persist_state=PERSIST,
     help="Up to 7: your trained tokenizers with each encoder (merges, greedy of seed 002, "
          "longest-match), pretrained ones (loaded offline) and files imported on the Inspect page.")
@@ -124,24 +97,10 @@ selected = st.multiselect(
 text = text or ""
 chosen = [by_key[k] for k in selected if k in by_key]
 
-# Encode with every chosen tokenizer: a panel is an Encoding or an error. The last text's
-# encodings stay in the session, so changing a view option or tab does not encode again.
-kept = state.widget_value(ENCODED) or {}
-encodings: dict[str, object] = {}
-for choice in chosen:
-    tokenizer = tokenizer_of(choice)
-    hit = kept.get(choice.key)
-    if hit is not None and hit[0] is tokenizer and hit[1] == text:
-        encodings[choice.key] = hit[2]
-        continue
-    try:
-        encodings[choice.key] = compare.encode_choice(tokenizer, choice, text)
-    except PlaygroundError as e:
-        encodings[choice.key] = e
-    kept[choice.key] = (tokenizer, text, encodings[choice.key])
-state.set_widget(ENCODED, {k: kept[k] for k in encodings})
+# a panel is an Encoding or an error; the last text's are kept (not encoded again for a view option)
+encodings = tokenizers.encode_kept(chosen, tokenizer_of, text)
 
-tab_tokens, tab_bounds, tab_diff = st.tabs(["Tokens", "Boundaries", "Encoder differences"], key="compare_tab",
+tab_tokens, tab_bounds, tab_diff = st.tabs(["Tokens", "Boundaries", "Encoder differences"], key=K.TAB,
                                            on_change="rerun")
 
 
@@ -182,13 +141,13 @@ if tab_bounds.open:
         if len(usable) < 2:
             st.info("Choose at least two tokenizers that can encode the text.")
         else:
-            for key, default in (("compare_bound_a", usable[0]), ("compare_bound_b", usable[1])):
+            for key, default in ((K.BOUND_A, usable[0]), (K.BOUND_B, usable[1])):
                 if state.widget_value(key) not in usable:
                     state.set_widget(key, default)
             a_col, b_col = st.columns(2)
-            a = a_col.selectbox("A (▼ where only A cuts)", usable, key="compare_bound_a", persist_state=PERSIST,
+            a = a_col.selectbox("A (▼ where only A cuts)", usable, key=K.BOUND_A, persist_state=PERSIST,
                                 format_func=lambda k: by_key[k].label)
-            b = b_col.selectbox("B (▲ where only B cuts)", usable, key="compare_bound_b", persist_state=PERSIST,
+            b = b_col.selectbox("B (▲ where only B cuts)", usable, key=K.BOUND_B, persist_state=PERSIST,
                                 format_func=lambda k: by_key[k].label)
             body, share = spans.render_boundaries(text, encodings[a], encodings[b], max_chars=MAX_PANEL_CHARS)
             shared, only_a, only_b, _ = spans.boundary_agreement(text, encodings[a], encodings[b])
@@ -211,15 +170,14 @@ if tab_diff.open:
                     "vocabulary.")
             st.page_link("pages/corpus.py", label="Go to the Corpus page", icon=":material/description:")
         else:
-            if state.widget_value("compare_diff_vocab") not in vocabularies:
-                state.set_widget("compare_diff_vocab",
+            if state.widget_value(K.DIFF_VOCAB) not in vocabularies:
+                state.set_widget(K.DIFF_VOCAB,
                                  "trained:bbpe" if "trained:bbpe" in vocabularies else next(iter(vocabularies)))
-            vocab_key = st.selectbox("Vocabulary", list(vocabularies), key="compare_diff_vocab",
+            vocab_key = st.selectbox("Vocabulary", list(vocabularies), key=K.DIFF_VOCAB,
                                      persist_state=PERSIST, format_func=vocabularies.get)
             kind, name = vocab_key.split(":", 1)
             if kind == "trained":
-                trace = results.trace(name)
-                tokenizer = trained(results.cache_key, settings_key(trace.config), trace)
+                tokenizer = tokenizers.trained(results, results.trace(name))
             else:
                 tokenizer = imported[name]
             st.caption("merges: the merges applied in the order learned · greedy: seed 002's longest token "

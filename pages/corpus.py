@@ -15,7 +15,7 @@ from core.errors import CorpusError, PlaygroundError
 from core.pipeline import NORMALIZERS, PRE_TOKENIZERS
 from core.trainer import END_OF_WORD_MODES, MAX_VOCAB_SIZE, MODELS, SCORE_RULES, TIE_RULES
 from playground import state, training, views
-from playground.state import MODEL_LABELS, Corpus, Settings
+from playground.state import MODEL_LABELS, Corpus, CorpusKeys as K, Settings
 from playground.startup import through_app
 
 through_app()   # a deep link on a new server (or AppTest) may run this file without app.py
@@ -67,15 +67,8 @@ def _upload_limit_mb() -> int:
     return int(st.get_option("server.maxUploadSize"))
 
 
-def _apply_settings(settings: Settings) -> None:
-    state.set_settings(settings)
-    for model in MODELS:
-        for field, value in views.config_to_widgets(settings.for_model(model)).items():
-            state.set_widget(views.widget_key(model, field), value)
-
-
 def _load_preset() -> None:
-    key = state.widget_value("corpus_preset")
+    key = state.widget_value(K.PRESET)
     try:
         preset = presets.get_preset(key)
         corpus = Corpus.from_preset(preset)
@@ -84,12 +77,12 @@ def _load_preset() -> None:
         state.set_notice("error", f"Could not load the preset: {views.md_escape(str(e))}")
         return
     state.set_corpus(corpus)
-    _apply_settings(settings)
+    state.show_settings(settings)
     state.set_notice("success", f"Loaded “{preset.name}” and its trainer settings. Press Train.")
 
 
 def _use_paste() -> None:
-    text = state.widget_value("corpus_paste", "") or ""
+    text = state.widget_value(K.PASTE, "") or ""
     try:
         corpus = Corpus.from_text("Pasted text", text, "paste")
     except CorpusError as e:
@@ -100,7 +93,7 @@ def _use_paste() -> None:
 
 
 def _use_upload() -> None:
-    upload = state.widget_value("corpus_upload")
+    upload = state.widget_value(K.UPLOAD)
     if upload is None:
         # also what a click finds after the uploader refused a file as too large (it shows why)
         state.set_notice("error", f"Choose a file first (at most {_upload_limit_mb()} MB): a .txt text, or a "
@@ -122,7 +115,7 @@ def _use_upload() -> None:
 
 def _apply_variant(model: str, changes: dict) -> None:
     settings = state.get_settings()
-    _apply_settings(settings.with_model(model, replace(settings.for_model(model), **changes)))
+    state.show_settings(settings.with_model(model, replace(settings.for_model(model), **changes)))
     state.set_notice("info", "Settings changed for " + MODEL_LABELS[model] + ". Press Train to see the merges.")
 
 
@@ -136,7 +129,7 @@ def _current_settings() -> Settings:
         base = stored.for_model(model)
         values = {}
         for field, value in views.config_to_widgets(base).items():
-            key = views.widget_key(model, field)
+            key = K.setting(model, field)
             state.init_widget(key, value)
             values[field] = state.widget_value(key, value)
         configs[model] = views.widgets_to_config(model, values, base)
@@ -146,7 +139,7 @@ def _current_settings() -> Settings:
 
 
 def _settings_widgets(model: str) -> None:
-    k = lambda field: views.widget_key(model, field)  # noqa: E731
+    k = lambda field: K.setting(model, field)  # noqa: E731
     st.number_input("Vocabulary size", min_value=1, max_value=MAX_VOCAB_SIZE, step=1, key=k("vocab_size"),
                     help=HELP["vocab_size"])
     if model == "bpe":
@@ -181,24 +174,24 @@ with st.container():
         kind, text = notice
         {"error": st.error, "success": st.success}.get(kind, st.info)(text)
 
-tab_preset, tab_paste, tab_upload = st.tabs(["Presets", "Paste", "Upload"], key="corpus_input_tab")
+tab_preset, tab_paste, tab_upload = st.tabs(["Presets", "Paste", "Upload"], key=K.INPUT_TAB)
 with tab_preset:
-    choice = st.selectbox("Preset", [p.key for p in presets.PRESETS], key="corpus_preset",
+    choice = st.selectbox("Preset", [p.key for p in presets.PRESETS], key=K.PRESET,
                           format_func=lambda key: presets.get_preset(key).name,
                           help="The seeds' worked examples (with their exact settings) and sample corpora.")
     if corpus is None or corpus.preset != choice:
         st.markdown(presets.get_preset(choice).description)
-    st.button("Load preset", key="corpus_load_preset", on_click=_load_preset, type="primary",
+    st.button("Load preset", key=K.LOAD_PRESET, on_click=_load_preset, type="primary",
               help="Replaces the corpus and all trainer settings with the preset's.")
 with tab_paste:
-    st.text_area("Text", key="corpus_paste", height=200, placeholder="Paste any text here…")
-    st.button("Use this text", key="corpus_use_paste", on_click=_use_paste)
+    st.text_area("Text", key=K.PASTE, height=200, placeholder="Paste any text here…")
+    st.button("Use this text", key=K.USE_PASTE, on_click=_use_paste)
 with tab_upload:
     st.file_uploader("A UTF-8 .txt file, or a word-count table (.csv/.tsv with header word,count, or .parquet)",
-                     type=["txt", "csv", "tsv", "parquet"], key="corpus_upload",
+                     type=["txt", "csv", "tsv", "parquet"], key=K.UPLOAD,
                      help=f"At most {_upload_limit_mb()} MB a file (server.maxUploadSize in "
                           ".streamlit/config.toml). Bigger corpora: `streamlit run app.py -- --corpus PATH`.")
-    st.button("Use this file", key="corpus_use_upload", on_click=_use_upload)
+    st.button("Use this file", key=K.USE_UPLOAD, on_click=_use_upload)
 
 st.divider()
 if corpus is None:
@@ -212,7 +205,7 @@ else:
             st.warning("Where the seed's printout differs from its own rules: " + preset.seed_note,
                        icon=":material/info:")
         for i, variant in enumerate(preset.variants):
-            st.button(f"Try: {variant.label}", key=f"corpus_variant_{i}", on_click=_apply_variant,
+            st.button(f"Try: {variant.label}", key=K.variant(i), on_click=_apply_variant,
                       args=(variant.model, dict(variant.changes)))
     try:
         words = training.corpus_words(corpus, settings.bpe)
@@ -260,7 +253,7 @@ for col, model in zip(cols, MODELS):
         st.subheader(MODEL_LABELS[model])
         _settings_widgets(model)
 
-if st.button("Train all three", key="corpus_train", type="primary", disabled=corpus is None,
+if st.button("Train all three", key=K.TRAIN, type="primary", disabled=corpus is None,
              help="Trains BPE, byte-level BPE and WordPiece; a result already trained is reused."):
     with st.status("Training BPE, byte-level BPE and WordPiece…", expanded=True) as status:
         try:

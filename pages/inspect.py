@@ -3,7 +3,7 @@ out and in, and the whole session saved to one JSON file and loaded back.
 
 Widgets -> pure helpers (playground/inspect.py, playground/session_file.py) and core -> render.
 Every tab but the open one is skipped (lazy tabs), so a big vocabulary costs nothing while the
-pipeline is shown. User and file text reaches HTML only through escaping helpers (spans.py,
+pipeline is shown. User and file text reaches HTML only through playground.markup (via spans.py,
 playground/inspect.py); elsewhere it goes to data frames, code blocks or escaped Markdown.
 """
 from __future__ import annotations
@@ -14,14 +14,12 @@ from functools import partial
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.trace_io import trace_csv, trace_report
-from core.encoders import ENCODERS, TrainedTokenizer
+from core.encoders import ENCODERS
 from core.errors import PlaygroundError
-from core.pretrained import load_pretrained, pretrained_names
-from playground import charts, session_file, spans, state, views
+from core.trace_io import trace_csv, trace_report
+from playground import charts, session_file, spans, state, tokenizers, views
 from playground import inspect as ins
-from playground.state import MODEL_LABELS
-from playground.training import settings_key
+from playground.state import MODEL_LABELS, PERSIST, InspectKeys as K
 from playground.startup import through_app
 
 through_app()   # a deep link on a new server (or AppTest) may run this file without app.py
@@ -33,71 +31,23 @@ PRETRAINED_LABELS = {"gpt2": "GPT-2", "cl100k_base": "cl100k_base (GPT-4)", "o20
 ENCODER_HELP = ("merges: the merges in the order learned (BPE). longest-match: WordPiece's longest token "
                 "first. greedy: seed 002's longest candidate anywhere in the word, then the pieces around it.")
 TABS = ["Pipeline", "Walk a word", "Vocabulary", "Export & import", "Session"]
-KEPT = ("inspect_text", "inspect_pair")     # widget values kept across pages (see _keep)
-VOCABULARY_KEPT = "inspect_vocabulary_kept"   # (imported tokenizer, its vocabulary table)
 MAX_TOKENIZER_MB = 200     # a large tokenizer.json (o200k's is ~30 MB)
 MAX_SESSION_MB = 1000      # a session with a book-sized corpus and long traces outgrows the 50 MB default
 
 
-# ---------------------------------------------------------------- cached lookups
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _trained_tokenizer(results_key: str, settings: tuple, upto: int, _trace) -> TrainedTokenizer:
-    # one object per (trace, step): its word cache and greedy tables survive reruns
-    return TrainedTokenizer.from_trace(_trace, upto=upto)
-
-
-@st.cache_resource(max_entries=16, show_spinner="Building the vocabulary table…")
-def _trained_vocabulary(results_key: str, settings: tuple, upto: int, _trace):
-    return ins.trained_vocabulary(_trace, upto)
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _pretrained(name: str):
-    return load_pretrained(name)
-
-
-@st.cache_resource(max_entries=8, show_spinner="Reading the vocabulary…")
-def _pretrained_vocabulary(name: str, _tok):
-    # a pretrained vocabulary never changes: one table per name for every session
-    return ins.tokenizer_vocabulary(_tok)
-
-
-def _other_vocabulary(kind_name: str, tok):
-    """The vocabulary table of a pretrained or imported tokenizer. An imported one is kept in this
-    session only, beside the tokenizer it was built from (compared by identity while both are
-    alive). Trap: a process-wide cache keyed by id(tok) could hand one session the table of
-    another session's freed tokenizer whose address the new one reuses (same file name, same size)."""
-    if kind_name.startswith("pretrained:"):
-        return _pretrained_vocabulary(kind_name, tok)
-    kept = state.widget_value(VOCABULARY_KEPT)
-    if kept is not None and kept[0] is tok:
-        return kept[1]
-    with st.spinner("Reading the vocabulary…"):
-        frame = ins.tokenizer_vocabulary(tok)
-    state.set_widget(VOCABULARY_KEPT, (tok, frame))
-    return frame
-
-
 # ---------------------------------------------------------------- callbacks
 
-def _keep(key: str) -> None:
-    """Copy a widget's value to a plain key: widget values vanish on other pages."""
-    state.set_widget(key + "_kept", state.widget_value(key))
-
-
 def _use_seed_pair() -> None:
-    for key, value in zip(KEPT, SEED_PAIR):
+    for key, value in zip((K.TEXT, K.PAIR), SEED_PAIR):
         state.set_widget(key, value)
-        state.set_widget(key + "_kept", value)
 
 
 def _tokenizer_changed() -> None:
-    state.set_widget("inspect_encoder", None)   # the new tokenizer's own default encoder
+    state.set_widget(K.ENCODER, None)   # the new tokenizer's own default encoder
 
 
 def _import_files() -> None:
-    uploads = state.widget_value("inspect_import_files") or []
+    uploads = state.widget_value(K.IMPORT_FILES) or []
     if not uploads:
         state.set_notice("error", "Choose tokenizer files first: a tokenizer.json, a vocab.json with its "
                                   "merges.txt, or a vocab.txt.")
@@ -111,14 +61,14 @@ def _import_files() -> None:
         state.add_imported(name, tok)
     names = ", ".join(f"“{views.md_escape(n)}”" for n, _ in loaded)
     state.set_notice("success", f"Imported {names}: inspect it here, or compare it on the Compare page.")
-    state.set_widget("inspect_tokenizer", f"imported:{loaded[-1][0]}")
+    state.set_widget(K.TOKENIZER, f"imported:{loaded[-1][0]}")
 
 
 def _pick_row(table_key: str, tokens: tuple) -> None:
     event = state.widget_value(table_key)
     rows = event.selection.rows if event is not None else []
     if rows and rows[0] < len(tokens):
-        state.set_widget("inspect_tree_token", tokens[rows[0]])
+        state.set_widget(K.TREE_TOKEN, tokens[rows[0]])
 
 
 def _remove_imported(name: str) -> None:
@@ -127,7 +77,7 @@ def _remove_imported(name: str) -> None:
 
 
 def _load_session() -> None:
-    upload = state.widget_value("inspect_session_file")
+    upload = state.widget_value(K.SESSION_FILE)
     if upload is None:
         state.set_notice("error", "Choose a session file first (a .json saved here with “Save session”).")
         return
@@ -137,7 +87,7 @@ def _load_session() -> None:
         state.set_notice("error", f"{views.md_escape(str(e))}. Your current session is unchanged.")
         return
     state.set_notice("success", f"Loaded the session: {views.md_escape(session_file.summary(loaded))}.")
-    state.set_widget("inspect_tokenizer", None)   # the default again: a trained one when there is one
+    state.set_widget(K.TOKENIZER, None)   # the default again: a trained one when there is one
 
 
 # ---------------------------------------------------------------- the tokenizer to inspect
@@ -146,7 +96,7 @@ def _choices(results) -> dict[str, str]:
     out = {}
     if results is not None:
         out.update({f"trained:{m}": f"{MODEL_LABELS[m]} (trained)" for m in results.traces()})
-    out.update({f"pretrained:{n}": PRETRAINED_LABELS.get(n, n) for n in pretrained_names()})
+    out.update({f"pretrained:{n}": PRETRAINED_LABELS.get(n, n) for n in tokenizers.installed_pretrained()})
     out.update({f"imported:{n}": f"{n} (imported)" for n in state.get_imported()})
     return out
 
@@ -158,11 +108,11 @@ def _pick_tokenizer(results):
         return None, None, None, None, ""
     default = "trained:bbpe" if "trained:bbpe" in choices else \
         "pretrained:bert-base-uncased" if "pretrained:bert-base-uncased" in choices else next(iter(choices))
-    if state.widget_value("inspect_tokenizer") not in choices:
-        state.set_widget("inspect_tokenizer", default)
+    if state.widget_value(K.TOKENIZER) not in choices:
+        state.set_widget(K.TOKENIZER, default)
     # a wrapping row (not columns): on a narrow projector the controls keep their labels whole
     row = st.container(horizontal=True, gap="medium")
-    key = row.selectbox("Tokenizer", list(choices), key="inspect_tokenizer", format_func=choices.get, width=320,
+    key = row.selectbox("Tokenizer", list(choices), key=K.TOKENIZER, format_func=choices.get, width=320,
                         on_change=_tokenizer_changed,
                         help="Trained on the Corpus page, pretrained (loaded offline), or imported below.")
     kind, name = key.split(":", 1)
@@ -170,16 +120,16 @@ def _pick_tokenizer(results):
     if kind == "trained":
         trace = results.trace(name)
         merges_step = min(state.get_step(name), len(trace.steps))
-        at = row.radio("Vocabulary", ["final", "step"], key="inspect_at", horizontal=True, width="content",
+        at = row.radio("Vocabulary", ["final", "step"], key=K.AT, horizontal=True, width="content",
                        format_func=lambda v: f"final ({len(trace.steps):,} merges)" if v == "final"
                        else f"at the Merges page's step ({merges_step:,})",
                        help="The tokenizer after all its merges, or as it stands at the step the Merges "
                             "page shows.")
         step = len(trace.steps) if at == "final" else merges_step
-        tok = _trained_tokenizer(results.cache_key, settings_key(trace.config), step, trace)
+        tok = tokenizers.trained(results, trace, upto=step)
     elif kind == "pretrained":
         try:
-            tok = _pretrained(name)
+            tok = tokenizers.pretrained(name)
         except PlaygroundError as e:
             st.error(f"{views.md_escape(str(e))}. Pick another tokenizer.")
             return None, None, None, None, ""
@@ -187,9 +137,9 @@ def _pick_tokenizer(results):
         tok = state.get_imported()[name]
     encoder = None
     if tok.encoders:   # trained here: the user picks the encoder
-        if state.widget_value("inspect_encoder") not in ENCODERS:
-            state.set_widget("inspect_encoder", tok.encoders[0])   # the model's default
-        encoder = row.selectbox("Encoder", ENCODERS, key="inspect_encoder", help=ENCODER_HELP, width=200)
+        if state.widget_value(K.ENCODER) not in ENCODERS:
+            state.set_widget(K.ENCODER, tok.encoders[0])   # the model's default
+        encoder = row.selectbox("Encoder", ENCODERS, key=K.ENCODER, help=ENCODER_HELP, width=200)
     else:
         row.caption("Encodes with its own runtime (tiktoken or Hugging Face).")
     label = choices[key] + (f", step {step:,}" if trace is not None and step != len(trace.steps) else "")
@@ -254,9 +204,9 @@ def _walk_tab(tok, encoder, text: str) -> None:
         return
     pieces = ins.walk_pieces(tok, text)
     cols = st.columns(2)
-    picked = cols[0].selectbox("A word of the text", pieces or [""], key="inspect_walk_piece",
+    picked = cols[0].selectbox("A word of the text", pieces or [""], key=K.WALK_PIECE,
                                format_func=lambda p: spans.show_whitespace(p) or "(the text has no words)")
-    typed = cols[1].text_input("…or type a word", key="inspect_walk_word", placeholder="e.g. lowest")
+    typed = cols[1].text_input("…or type a word", key=K.WALK_WORD, placeholder="e.g. lowest")
     words = ins.walk_pieces(tok, typed) if typed.strip() else [picked] if picked else []
     if not words:
         st.caption("Type some text above, or a word here.")
@@ -279,12 +229,14 @@ def _walk_tab(tok, encoder, text: str) -> None:
 
 def _vocabulary_tab(tok, trace, step, kind_name: str) -> None:
     if trace is not None:
-        frame = _trained_vocabulary(state.get_results().cache_key, settings_key(trace.config), step, trace)
+        frame = tokenizers.trained_vocabulary(state.get_results(), trace, step)
+    elif kind_name.startswith("pretrained:"):
+        frame = tokenizers.pretrained_vocabulary(kind_name, tok)
     else:
-        frame = _other_vocabulary(kind_name, tok)
+        frame = tokenizers.session_vocabulary(tok)
     cols = st.columns([3, 2])
-    query = cols[0].text_input("Search tokens", key="inspect_vocab_query", placeholder="a token, its text or its id")
-    partial_only = cols[1].checkbox("Only partial UTF-8 tokens", key="inspect_vocab_partial",
+    query = cols[0].text_input("Search tokens", key=K.VOCAB_QUERY, placeholder="a token, its text or its id")
+    partial_only = cols[1].checkbox("Only partial UTF-8 tokens", key=K.VOCAB_PARTIAL,
                                help="Byte-level tokens whose bytes are not valid UTF-8 on their own (a piece of "
                                     "a character): shown as <0xE4><0xBD>.")
     shown = ins.filter_vocabulary(frame, query, partial_only)
@@ -295,7 +247,7 @@ def _vocabulary_tab(tok, trace, step, kind_name: str) -> None:
                + ". Click a column to sort" + ("; select a row to see its merge tree." if trace is not None else "."))
     # a new filter is a new table (a selection must not point at another row); a selected row
     # fills the "Merge tree of" box, which is what the tree shows
-    table_key = f"inspect_vocab_table:{kind_name}:{step}:{query}:{partial_only}"
+    table_key = K.vocabulary_table(kind_name, step, query, partial_only)
     selectable = trace is not None
     st.dataframe(cut, hide_index=True, key=table_key, height=380, selection_mode="single-row",
                  on_select=partial(_pick_row, table_key, tuple(cut["token"])) if selectable else "ignore",
@@ -310,7 +262,7 @@ def _vocabulary_tab(tok, trace, step, kind_name: str) -> None:
 
 
 def _merge_tree(trace, step: int, frame) -> None:
-    typed = st.text_input("Merge tree of", key="inspect_tree_token",
+    typed = st.text_input("Merge tree of", key=K.TREE_TOKEN,
                           placeholder="select a row above, or type a token",
                           help="How the token was built, merge by merge, down to its initial symbols.")
     if typed in set(frame["token"]):
@@ -329,7 +281,7 @@ def _merge_tree(trace, step: int, frame) -> None:
     st.markdown(f"**Merge tree of** `{shown}`" if "`" not in shown else f"**Merge tree of** {views.md_escape(shown)}")
     st.graphviz_chart(dot)
     st.download_button("Merge tree (.dot)", data=dot, file_name="merge-tree.dot", mime="text/vnd.graphviz",
-                       key="inspect_dl_tree", on_click="ignore",
+                       key=K.DOWNLOAD_TREE, on_click="ignore",
                        help="Graphviz source: `dot -Tpng merge-tree.dot -o tree.png` makes an image.")
 
 
@@ -340,7 +292,7 @@ def _length_chart(frame) -> None:
         fig.update_layout(font=charts.FONT, height=300, margin=dict(l=10, r=10, t=40, b=40),
                           title="Tokens by length", xaxis_title="length (characters)", yaxis_title="tokens",
                           xaxis=dict(dtick=1))
-        st.plotly_chart(fig, key="inspect_length_chart")
+        st.plotly_chart(fig, key=K.LENGTH_CHART)
         st.caption("The chart's toolbar (camera icon) saves it as a PNG.")
 
 
@@ -353,7 +305,7 @@ def _export_tab(tok, trace, label: str) -> None:
         files = ins.export_files(tok)   # cheap next to training; the big ones below are built on click
         cols = st.columns(len(files))
         for col, (name, content) in zip(cols, files.items()):
-            col.download_button(name, data=content, file_name=name, key=f"inspect_dl_{name}", on_click="ignore",
+            col.download_button(name, data=content, file_name=name, key=K.download(name), on_click="ignore",
                                 icon=":material/download:",
                                 mime="application/json" if name.endswith(".json") else "text/plain")
     else:
@@ -362,11 +314,11 @@ def _export_tab(tok, trace, label: str) -> None:
         cols = st.columns(2)
         cols[0].download_button("trace.csv (one row per merge)", data=lambda t=trace: trace_csv(t),
                                 file_name=f"{trace.config.model}-trace.csv", mime="text/csv",
-                                key="inspect_dl_trace_csv", on_click="ignore", icon=":material/download:")
+                                key=K.DOWNLOAD_TRACE_CSV, on_click="ignore", icon=":material/download:")
         cols[1].download_button("trace.json (as the CLI prints it)",
                                 data=lambda t=trace: json.dumps(trace_report(t), ensure_ascii=False),
                                 file_name=f"{trace.config.model}-trace.json", mime="application/json",
-                                key="inspect_dl_trace_json", on_click="ignore", icon=":material/download:")
+                                key=K.DOWNLOAD_TRACE_JSON, on_click="ignore", icon=":material/download:")
         st.caption("Charts: the Plotly charts' toolbar (camera icon) saves a PNG; the merge tree downloads "
                    "as Graphviz source on the Vocabulary tab.")
 
@@ -375,13 +327,13 @@ def _export_tab(tok, trace, label: str) -> None:
                "or a WordPiece vocab.txt. Imported tokenizers can be inspected here and compared on the "
                "Compare page.")
     st.file_uploader("Tokenizer files", type=["json", "txt"], accept_multiple_files=True,
-                     key="inspect_import_files", max_upload_size=MAX_TOKENIZER_MB)
-    st.button("Import", key="inspect_import", on_click=_import_files, icon=":material/upload:")
+                     key=K.IMPORT_FILES, max_upload_size=MAX_TOKENIZER_MB)
+    st.button("Import", key=K.IMPORT, on_click=_import_files, icon=":material/upload:")
     imported = state.get_imported()
     for i, (name, itok) in enumerate(imported.items()):
         c = st.columns([4, 1], vertical_alignment="center")
         c[0].markdown(f"**{views.md_escape(name)}**: {views.md_escape(ins.describe(itok))}")
-        c[1].button("Remove", key=f"inspect_remove_{i}", on_click=_remove_imported, args=(name,))
+        c[1].button("Remove", key=K.remove(i), on_click=_remove_imported, args=(name,))
 
 
 def _session_tab() -> None:
@@ -391,19 +343,19 @@ def _session_tab() -> None:
                "with every merge step, the Merges page's steps and the imported tokenizers. "
                f"Now: {views.md_escape(session_file.summary(snapshot))}.")
     st.download_button("Save session", data=lambda s=snapshot: session_file.dump_session(s),
-                       file_name=session_file.FILE_NAME, mime="application/json", key="inspect_save_session",
+                       file_name=session_file.FILE_NAME, mime="application/json", key=K.SAVE_SESSION,
                        on_click="ignore", type="primary", icon=":material/save:")
     st.subheader("Load a session")
     st.caption("Replaces the corpus, settings, trained tokenizers and imports with the file's. A damaged or "
                "foreign file is refused and nothing changes.")
-    st.file_uploader("Session file", type=["json"], key="inspect_session_file", max_upload_size=MAX_SESSION_MB)
-    st.button("Load session", key="inspect_load_session", on_click=_load_session, icon=":material/folder_open:")
+    st.file_uploader("Session file", type=["json"], key=K.SESSION_FILE, max_upload_size=MAX_SESSION_MB)
+    st.button("Load session", key=K.LOAD_SESSION, on_click=_load_session, icon=":material/folder_open:")
 
 
 # ---------------------------------------------------------------- the page
 
-for key in KEPT:
-    state.init_widget(key, state.widget_value(key + "_kept", DEFAULT_TEXT if key == "inspect_text" else ""))
+state.init_widget(K.TEXT, DEFAULT_TEXT)
+state.init_widget(K.PAIR, "")
 
 st.title("Inspect")
 st.caption("One text through the whole pipeline (normalize → pre-tokenize → model → post-process), one word "
@@ -423,13 +375,13 @@ else:
 tok, trace, step, encoder, label = _pick_tokenizer(results)
 
 cols = st.columns([3, 2])
-text = cols[0].text_area("Text", key="inspect_text", height=90, on_change=_keep, args=("inspect_text",))
-pair = cols[1].text_input("Second sentence (optional)", key="inspect_pair", on_change=_keep, args=("inspect_pair",),
+text = cols[0].text_area("Text", key=K.TEXT, height=90, persist_state=PERSIST)
+pair = cols[1].text_input("Second sentence (optional)", key=K.PAIR, persist_state=PERSIST,
                           placeholder=SEED_PAIR[1], help="Encoded after the first: token type id 1.")
-cols[1].button("Seed 004's sentence pair", key="inspect_seed_pair", on_click=_use_seed_pair)
+cols[1].button("Seed 004's sentence pair", key=K.SEED_PAIR, on_click=_use_seed_pair)
 
-tabs = st.tabs(TABS, key="inspect_tab", on_change="rerun")
-kind_name = state.widget_value("inspect_tokenizer", "")
+tabs = st.tabs(TABS, key=K.TAB, on_change="rerun")
+kind_name = state.widget_value(K.TOKENIZER, "")
 for tab, draw in zip(tabs[:3], (lambda: _pipeline_tab(tok, encoder, text, pair), lambda: _walk_tab(tok, encoder, text),
                                 lambda: _vocabulary_tab(tok, trace, step, kind_name))):
     with tab:

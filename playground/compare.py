@@ -6,14 +6,13 @@ costs in tokens, and where the three encoders of one vocabulary split words diff
     encode_choice(tokenizer, choice, text)      -> Encoding (EncodeError when it cannot cover the text)
     encoding_stats(text, enc)                   -> tokens, characters and bytes per token
     encoder_differences(tokenizer, text)        -> the words merges / greedy / longest-match split differently
-    render_panel(...), render_splits_table(...) -> escaped HTML for st.html
+    render_panel(...), render_splits_table(...) -> escaped HTML for st.html (styled by style.css)
 
 No Streamlit here (the page caches and draws): every function is testable without a browser.
 Not here: token spans and boundaries (spans.py), the encoders themselves (core/encoders.py).
 """
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Sequence
 
@@ -21,6 +20,7 @@ from core.encoders import ENCODERS, TrainedTokenizer
 from core.encoding import Encoding
 from core.pipeline import normalize_aligned, pre_tokenize
 
+from playground import markup
 from playground.spans import PALETTE, show_whitespace, token_label
 
 MAX_TOKENIZERS = 7          # panels side by side at most (the issue's limit)
@@ -173,20 +173,9 @@ def stats_line(stats: Stats) -> str:
 
 # ---------------------------------------------------------------- panels
 
-_PANEL_STYLE = """<style>
-.tp-panel .tp-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.3rem 1.1rem;margin:0 0 .45rem 0;
- font-size:1.05rem}
-.tp-panel .tp-name{font-weight:700;font-size:1.15rem}
-.tp-panel .tp-stat{color:#444;font-variant-numeric:tabular-nums}
-.tp-panel .tp-stat b{color:#111}
-.tp-panel .tp-scroll{overflow:auto;padding:2px 4px 2px 2px}
-.tp-panel .tp-note{color:#666;font-size:.9rem;margin-top:.3rem}
-</style>"""
-
-
 def render_header(choice: Choice, stats: Optional[Stats]) -> str:
     """The compact header row of a panel: name, then token count, chars/token, bytes/token."""
-    parts = [f'<span class="tp-name">{html.escape(choice.label)}</span>']
+    parts = [f'<span class="tp-name">{markup.text(choice.label)}</span>']
     if stats is not None:
         noun = "token" if stats.tokens == 1 else "tokens"
         parts += [f'<span class="tp-stat tp-count"><b>{stats.tokens:,}</b> {noun}</span>',
@@ -201,8 +190,8 @@ def render_panel(choice: Choice, stats: Optional[Stats], body: str = "", *, max_
     spans.render_tokens) in a box that scrolls past `max_height`, then an optional plain-text note.
     The choice's key goes in data-tokenizer (escaped: an imported file's name is user text)."""
     height = f' style="max-height:{max_height}"' if max_height else ""
-    note_html = f'<div class="tp-note">{html.escape(note)}</div>' if note else ""
-    return (f'{_PANEL_STYLE}<div class="tp-panel" data-tokenizer="{html.escape(choice.key, quote=True)}">'
+    note_html = f'<div class="tp-note">{markup.text(note)}</div>' if note else ""
+    return (f'<div class="tp-panel" data-tokenizer="{markup.text(choice.key)}">'
             f'{render_header(choice, stats)}<div class="tp-scroll"{height}>{body}</div>{note_html}</div>')
 
 
@@ -280,39 +269,24 @@ def encoder_differences(tokenizer: TrainedTokenizer, text: str) -> EncoderDiffer
     return EncoderDifferences(tuple(rows), len(counts), differ)
 
 
-_TABLE_STYLE = """<style>
-.tp-diff{border-collapse:collapse;font-size:1.05rem;width:100%}
-.tp-diff th{text-align:left;border-bottom:2px solid #999;padding:.3rem .6rem;font-weight:600}
-.tp-diff td{border-bottom:1px solid #ddd;padding:.35rem .6rem;vertical-align:top;overflow-wrap:anywhere}
-.tp-diff td.tp-n{text-align:right;color:#555;font-variant-numeric:tabular-nums}
-.tp-diff .tp-w{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-.tp-diff .tp-p{display:inline-block;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
- border-radius:4px;padding:0 2px;margin:1px 2px 1px 0;border:1px solid rgba(0,0,0,.18);color:#111;
- white-space:pre-wrap;overflow-wrap:anywhere;max-width:100%}
-.tp-diff .tp-p.tp-unk{background:#fff;border:1px dashed #C00000;color:#C00000}
-.tp-diff .tp-p.tp-bytes{font-size:.85em}
-.tp-diff td.tp-same{color:#888}
-</style>"""
-
-
 def _pieces_html(pieces: Sequence[Piece]) -> str:
     out = []
     for k, p in enumerate(pieces):
         cls = "tp-p" + (" tp-unk" if not p.known else "") + (" tp-bytes" if p.partial else "")
         style = "" if not p.known else f' style="background:{PALETTE[k % 2 * 2]}"'   # two alternating fills
-        out.append(f'<span class="{cls}"{style}>{html.escape(p.label)}</span>')
+        out.append(f'<span class="{cls}"{style}>{markup.text(p.label)}</span>')
     return "".join(out)
 
 
 def render_splits_table(diff: EncoderDifferences, limit: int = MAX_DIFF_ROWS) -> tuple[str, bool]:
     """The encoder-difference table as escaped HTML: word, count, merges, greedy, longest-match
     split (a cell equal to merges' split is greyed). Returns (html, truncated)."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in
+    head = "".join(f"<th>{markup.text(h)}</th>" for h in
                    ("word", "count", "merges split", "greedy split (seed 002)", "longest-match split"))
     body = []
     for row in diff.rows[:limit]:
         merges = row.split_of("merges")
-        cells = [f'<td class="tp-w">{html.escape(show_whitespace(row.word))}</td>',
+        cells = [f'<td class="tp-w">{markup.text(show_whitespace(row.word))}</td>',
                  f'<td class="tp-n">{row.count:,}</td>',
                  f"<td>{_pieces_html(merges)}</td>"]
         for encoder in ("greedy", "longest-match"):
@@ -321,4 +295,4 @@ def render_splits_table(diff: EncoderDifferences, limit: int = MAX_DIFF_ROWS) ->
             cells.append(f"<td{cls}>{_pieces_html(split)}</td>")
         body.append(f"<tr>{''.join(cells)}</tr>")
     table = f'<table class="tp-diff"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
-    return _TABLE_STYLE + table, len(diff.rows) > limit
+    return table, len(diff.rows) > limit

@@ -16,13 +16,12 @@ Every walk re-derives its encoder from the tokenizer's public data (merges, voca
 candidates) and ends with the split the encoder itself gives: tests/test_inspect.py checks that
 against TrainedTokenizer.encode for the same word and encoder.
 
-HTML built here escapes every piece of user or file text (`html.escape`); tables are data frames.
+HTML built here escapes every piece of user or file text (playground.markup); tables are data frames.
 No Streamlit here: the page caches and draws.
 Not here: token spans (spans.py), merge trees (charts.py), the encoders (core/encoders.py).
 """
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -37,6 +36,7 @@ from core.formats import load_tokenizer_bytes, tokenizer_json, vocab_json_and_me
 from core.tokenizer import Chunk, Front, Tokenizer
 from core.trainer import Trace
 
+from playground import markup
 from playground.spans import MAX_DRAWN_CHARS, PALETTE, VISIBLE_WHITESPACE, show_whitespace
 
 MAX_WALK_UNITS = 200         # longer words are not walked step by step (the steps would not fit)
@@ -86,32 +86,21 @@ def render_pieces(pieces: Sequence[Chunk], *, max_pieces: int = MAX_PIECES_DRAWN
     parts = []
     for k, p in enumerate(pieces[:max_pieces]):
         colour = PALETTE[k % 2 * 3]
-        title = html.escape(f"piece {k}: [{p.start}, {p.end}) {p.plain!r}", quote=True)
+        title = markup.text(f"piece {k}: [{p.start}, {p.end}) {p.plain!r}")
         parts.append(f'<span class="tp-piece" style="background:{colour}" title="{title}">'
-                     f'{html.escape(show_whitespace(p.shown))}</span>')
+                     f'{markup.text(show_whitespace(p.shown))}</span>')
     more = len(pieces) - max_pieces
     tail = f'<span class="tp-more"> … {more:,} more</span>' if more > 0 else ""
-    return _BOX_STYLE + f'<div class="tp-pieces">{"".join(parts)}{tail}</div>'
+    return f'<div class="tp-pieces">{"".join(parts)}{tail}</div>'
 
 
 def render_text(text: str, max_chars: int = MAX_DRAWN_CHARS) -> str:
     """Text (the normalizer's output) in the token font, whitespace made visible, escaped; at most
     `max_chars` characters, then an ellipsis."""
-    shown = html.escape(show_whitespace(text[:max_chars]))
+    shown = markup.text(show_whitespace(text[:max_chars]))
     more = len(text) - max_chars
     tail = f'<span class="tp-more"> … {more:,} more characters</span>' if more > 0 else ""
-    return _BOX_STYLE + f'<div class="tp-plain">{shown}{tail}</div>'
-
-
-# Scoped to this module's own classes: st.html styles apply to the whole page, and spans.py
-# styles the token boxes (.tp-tokens) its own way.
-_BOX_STYLE = """<style>
-.tp-pieces,.tp-plain{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:1.15rem;
- line-height:2.1;white-space:pre-wrap;word-break:break-all;color:#111}
-.tp-pieces .tp-piece{border-radius:4px;padding:1px 2px;margin:0 3px 0 0;border:1px solid rgba(0,0,0,.18)}
-.tp-pieces .tp-more,.tp-plain .tp-more{color:#888}
-.tp-plain{background:#F4F4F4;border-radius:6px;padding:4px 8px}
-</style>"""
+    return f'<div class="tp-plain">{shown}{tail}</div>'
 
 
 def pieces_rows(pieces: Sequence[Chunk]) -> pd.DataFrame:

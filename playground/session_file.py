@@ -33,7 +33,7 @@ from core.formats import load_tokenizer_bytes, tokenizer_file_text
 from core.trace_io import config_from_json, config_to_json, trace_from_json, trace_to_json
 from core.trainer import MODELS
 
-from playground import state, views
+from playground import state
 from playground.state import Corpus, Results, Settings
 
 SESSION_FORMAT = "tokenizer-playground-session"
@@ -263,7 +263,7 @@ def apply_session(s: Session, session: Optional[MutableMapping] = None) -> None:
     """Replace the state with a parsed session (cannot fail: parse_session validated it). Call it
     from a callback: it also sets the Corpus page's settings widgets, as loading a preset does."""
     state.set_corpus(s.corpus, session)
-    state.set_settings(s.settings, session)
+    state.show_settings(s.settings, session)       # the settings, and the Corpus page's widgets
     state.set_results(s.results, session)          # also resets the steps ...
     for m in MODELS:
         state.set_step(m, s.steps.get(m, 0), session)   # ... which the file then sets
@@ -271,11 +271,8 @@ def apply_session(s: Session, session: Optional[MutableMapping] = None) -> None:
         state.remove_imported(name, session)
     for name, tok in s.imported.items():
         state.add_imported(name, tok, session)
-    for m in MODELS:
-        for f, value in views.config_to_widgets(s.settings.for_model(m)).items():
-            state.set_widget(views.widget_key(m, f), value, session)
     if s.corpus is not None and s.corpus.preset is not None:
-        state.set_widget("corpus_preset", s.corpus.preset, session)
+        state.set_widget(state.CorpusKeys.PRESET, s.corpus.preset, session)
 
 
 def load_session(raw: bytes, name: str = "the file", session: Optional[MutableMapping] = None) -> Session:

@@ -1,7 +1,9 @@
 """Token spans as HTML: the text drawn as coloured tokens, Tiktokenizer style. Pure functions.
 
-Every piece of user text goes through `html.escape` before it reaches the HTML; tests push
-`<img src=x onerror=alert(1)>` and friends through every path here.
+Every piece of user text goes through playground.markup's escaping before it reaches the HTML;
+tests push `<img src=x onerror=alert(1)>` and friends through every path here. The classes used
+here are styled by playground/style.css (injected once per page run); only the per-text hover
+rules (which ids repeat) are emitted beside the spans.
 
 Colours are chosen by token id (palette[id mod N]) so they stay put while the text is edited,
 moved to the next palette entry when the left neighbour already has that colour (docs/references.md),
@@ -15,11 +17,11 @@ gaps, so every tokenizer's panel reads as the text. Zero-width characters (ZWJ, 
 """
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from core.encoding import Encoding
+from playground import markup
 
 MAX_DRAWN_CHARS = 20_000
 
@@ -33,21 +35,6 @@ VISIBLE_WHITESPACE = {" ": "⋅", "\t": "→", "\n": "↵", "\r": "␍"}
 INVISIBLE = {"\u200d": "⟨ZWJ⟩", "\u200c": "⟨ZWNJ⟩", "\u200b": "⟨ZWSP⟩", "\ufe0f": "⟨VS16⟩",
              "\ufe0e": "⟨VS15⟩", "\u2060": "⟨WJ⟩", "\ufeff": "⟨BOM⟩", "\u00ad": "⟨SHY⟩"}
 _VISIBLE = {**VISIBLE_WHITESPACE, **INVISIBLE}
-
-_STYLE = """<style>
-.tp-tokens{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:1.15rem;
- line-height:2.1;white-space:pre-wrap;overflow-wrap:anywhere;color:#111}
-.tp-tokens .tp-t{border-radius:4px;padding:1px 1px;margin:0 1px 0 0;border:1px solid rgba(0,0,0,.18)}
-.tp-tokens .tp-t.tp-hl{outline:3px solid #D00000;outline-offset:1px;font-weight:700}
-.tp-tokens .tp-t.tp-special{font-style:italic;border-style:dashed}
-.tp-tokens .tp-t.tp-bytes{font-size:.85em}
-.tp-tokens .tp-t:hover{outline:3px solid #111}
-.tp-tokens .tp-gap{color:#888}
-%s
-%s
-</style>"""
-# one class per palette entry: `tp-c3` is shorter than an inline style on every token
-_COLOUR_CSS = "\n".join(f".tp-tokens .tp-c{k}{{background:{c}}}" for k, c in enumerate(PALETTE))
 
 
 def token_colours(ids: Iterable[int]) -> list[int]:
@@ -185,9 +172,10 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
     # hover one token: outline every other token with the same id (an id drawn once needs no rule:
     # the hovered token is outlined by :hover itself)
     repeated = sorted(i for i, n in seen.items() if n > 1)[:5000]
-    same_id = "\n".join(f".tp-tokens:has(.tp-id{i}:hover) .tp-id{i}{{outline:3px solid #111}}" for i in repeated)
+    same_id = "\n".join(f".tp-tokens:has(.tp-id{i}:hover) .tp-id{i}{{outline:3px solid var(--tp-ring)}}"
+                        for i in repeated)
     body = f'<div class="tp-tokens">{"".join(parts)}</div>'
-    return (_STYLE % (_COLOUR_CSS, same_id)) + body, truncated
+    return f"<style>{same_id}</style>" + body, truncated
 
 
 def _span(enc: Encoding, seg: Segment, seg_ids: tuple[int, ...], colour: int, show_ids: bool,
@@ -197,7 +185,7 @@ def _span(enc: Encoding, seg: Segment, seg_ids: tuple[int, ...], colour: int, sh
         shown = " ".join(map(str, seg_ids))
     else:
         shown = show_whitespace(seg.label) if visible_whitespace else show_invisible(seg.label)
-    shown = html.escape(shown)
+    shown = markup.text(shown)
     if not show_ids and visible_whitespace:
         shown = shown.replace("↵", "↵\n")
     classes = f"tp-t tp-c{colour} tp-id{seg_ids[0]}"
@@ -208,14 +196,14 @@ def _span(enc: Encoding, seg: Segment, seg_ids: tuple[int, ...], colour: int, sh
     if seg.is_bytes:
         classes += " tp-bytes"
     # the title sits in double quotes: escaping " is enough (and keeps ' readable, and shorter)
-    title = html.escape(_title(enc, seg.indices), quote=False).replace('"', "&quot;")
+    title = markup.attr(_title(enc, seg.indices))
     span = f'<span class="{classes}" title="{title}">{shown}</span>'
     return span + " " if show_ids else span
 
 
 def _gap(piece: str, visible_whitespace: bool) -> str:
     """Text between tokens (dropped by the tokenizer), escaped, unboxed."""
-    shown = html.escape(show_whitespace(piece) if visible_whitespace else piece)
+    shown = markup.text(show_whitespace(piece) if visible_whitespace else piece)
     if visible_whitespace:
         shown = shown.replace("↵", "↵\n")
     return f'<span class="tp-gap">{shown}</span>'
@@ -252,8 +240,5 @@ def render_boundaries(text: str, a: Encoding, b: Encoding, *, max_chars: int = M
         if i in marks:
             cls, sym = marks[i]
             out.append(f'<span class="{cls}">{sym}</span>')
-        out.append(html.escape(ch))
-    style = ("<style>.tp-bound{font-family:ui-monospace,monospace;font-size:1.15rem;line-height:2;"
-             "white-space:pre-wrap;overflow-wrap:anywhere}.tp-both{color:#1B7F1B;font-weight:700}"
-             ".tp-a{color:#C45100;font-weight:700}.tp-b{color:#0047AB;font-weight:700}</style>")
-    return style + f'<div class="tp-bound">{"".join(out)}</div>', share
+        out.append(markup.text(ch))
+    return f'<div class="tp-bound">{"".join(out)}</div>', share

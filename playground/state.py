@@ -1,4 +1,5 @@
-"""Session state behind one small module: typed accessors, defaults set once.
+"""Session state behind one module: typed accessors, defaults set once.
+(Over 400 lines by design: every session, widget-key and URL accessor of the app lives here, in one place.)
 
 Pages never read or write raw `st.session_state` keys; they call the functions here. What is
 kept per browser session:
@@ -13,6 +14,17 @@ reference, not a copy.
 Every accessor takes an optional `session` mapping (default: `st.session_state`) so tests can
 read an AppTest's state with the same code: `get_results(at.session_state)`.
 
+Widgets: every widget key of the app is a named constant here (CorpusKeys, MergesKeys,
+CompareKeys, InspectKeys; pages write `key=K.TEXT`, never a string). A widget's value is kept in
+one of two ways, chosen by what it holds:
+    a value of the state above (a trainer setting, the Merges page's step or tokenizer): the
+        typed state is the truth and the widget is drawn from it (`show_widget` before drawing;
+        its callback writes the typed state back);
+    anything else (a text typed on Compare or Inspect, a view option): the widget keeps its own
+        value across pages, `persist_state=PERSIST`.
+The address bar (query parameters) is read and written only through `url_params`,
+`set_url_params` and `clear_url_params`.
+
 Not here: training (training.py), rendering (views.py, pages/).
 """
 from __future__ import annotations
@@ -26,6 +38,7 @@ import streamlit as st
 from core.corpus import WordCounts
 from core.errors import CorpusError
 from core.trainer import MODELS, Trace, TrainConfig
+from playground import views
 
 MODEL_LABELS = {"bpe": "BPE", "bbpe": "Byte-level BPE", "wordpiece": "WordPiece"}
 
@@ -240,12 +253,130 @@ def pop_notice(session: Optional[MutableMapping] = None) -> Optional[tuple[str, 
     return notice
 
 
-# -- widget values (a page's keyed widgets)
-# Streamlit drops a widget's value when a run does not draw it (e.g. on another page), so pages
-# keep what matters in typed state above and re-seed their widgets from it with `init_widget`.
+# -- widget keys, one class per page (a key's string is what AppTest finds the widget by)
+
+PERSIST = "session"   # persist_state of a widget that keeps its own value across pages
+
+
+class CorpusKeys:
+    INPUT_TAB = "corpus_input_tab"
+    PRESET = "corpus_preset"
+    LOAD_PRESET = "corpus_load_preset"
+    PASTE = "corpus_paste"
+    USE_PASTE = "corpus_use_paste"
+    UPLOAD = "corpus_upload"
+    USE_UPLOAD = "corpus_use_upload"
+    TRAIN = "corpus_train"
+
+    @staticmethod
+    def variant(i: int) -> str:
+        """The button of a preset's i-th variant."""
+        return f"corpus_variant_{i}"
+
+    @staticmethod
+    def setting(model: str, field: str) -> str:
+        """A trainer setting's widget: setting("bpe", "vocab_size") == "corpus_bpe_vocab_size"."""
+        return views.widget_key(model, field)
+
+
+class MergesKeys:
+    MODEL = "merges_model"
+    LOCKSTEP = "merges_lockstep"
+    FIRST = "merges_first"
+    PREV = "merges_prev"
+    PLAY = "merges_play"
+    NEXT = "merges_next"
+    LAST = "merges_last"
+    SPEED = "merges_speed"
+    STEP = "merges_step"
+    SCORES = "merges_scores"
+    CURVES = "merges_curves"
+    TREE_TOKEN = "merges_tree_token"
+
+    @staticmethod
+    def pairs(model: str) -> str:
+        """The candidate-pairs chart of one tokenizer (three side by side in lockstep)."""
+        return f"merges_pairs_{model}"
+
+
+class CompareKeys:
+    TEXT = "compare_text"
+    SAMPLE = "compare_sample"
+    VIEW = "compare_view"
+    LAYOUT = "compare_layout"
+    WHITESPACE = "compare_whitespace"
+    GROUPED = "compare_grouped"
+    TOKENIZERS = "compare_tokenizers"
+    TAB = "compare_tab"
+    BOUND_A = "compare_bound_a"
+    BOUND_B = "compare_bound_b"
+    DIFF_VOCAB = "compare_diff_vocab"
+    # not widgets: True until the user edits the selection (it follows the defaults meanwhile);
+    # choice key -> (tokenizer, text, Encoding or error) of the last run
+    AUTO_SELECTION = "compare_auto_selection"
+    ENCODED = "compare_encoded"
+
+
+class InspectKeys:
+    TOKENIZER = "inspect_tokenizer"
+    AT = "inspect_at"
+    ENCODER = "inspect_encoder"
+    TEXT = "inspect_text"
+    PAIR = "inspect_pair"
+    SEED_PAIR = "inspect_seed_pair"
+    TAB = "inspect_tab"
+    WALK_PIECE = "inspect_walk_piece"
+    WALK_WORD = "inspect_walk_word"
+    VOCAB_QUERY = "inspect_vocab_query"
+    VOCAB_PARTIAL = "inspect_vocab_partial"
+    TREE_TOKEN = "inspect_tree_token"
+    DOWNLOAD_TREE = "inspect_dl_tree"
+    LENGTH_CHART = "inspect_length_chart"
+    DOWNLOAD_TRACE_CSV = "inspect_dl_trace_csv"
+    DOWNLOAD_TRACE_JSON = "inspect_dl_trace_json"
+    IMPORT_FILES = "inspect_import_files"
+    IMPORT = "inspect_import"
+    SAVE_SESSION = "inspect_save_session"
+    SESSION_FILE = "inspect_session_file"
+    LOAD_SESSION = "inspect_load_session"
+    # not a widget: (imported tokenizer, its vocabulary table), kept beside the tokenizer
+    VOCABULARY_KEPT = "inspect_vocabulary_kept"
+
+    @staticmethod
+    def vocabulary_table(tokenizer: str, step: Optional[int], query: str, partial_only: bool) -> str:
+        """The vocabulary table: a new key per tokenizer and filter, so a selection never points
+        at another row."""
+        return f"inspect_vocab_table:{tokenizer}:{step}:{query}:{partial_only}"
+
+    @staticmethod
+    def download(name: str) -> str:
+        """The download button of an exported file."""
+        return f"inspect_dl_{name}"
+
+    @staticmethod
+    def remove(i: int) -> str:
+        """The Remove button of the i-th imported tokenizer."""
+        return f"inspect_remove_{i}"
+
+
+# -- widget values
+
+def show_settings(settings: Settings, session: Optional[MutableMapping] = None) -> None:
+    """Store trainer settings and draw the Corpus page's settings widgets from them (a callback:
+    a preset, a variant or a session file replaces them all)."""
+    set_settings(settings, session)
+    for model in MODELS:
+        for f, value in views.config_to_widgets(settings.for_model(model)).items():
+            set_widget(CorpusKeys.setting(model, f), value, session)
+
+
+def show_widget(key: str, value: Any, session: Optional[MutableMapping] = None) -> None:
+    """Draw a widget from typed state: call before drawing it (its callback writes the state back)."""
+    _ss(session)[key] = value
+
 
 def init_widget(key: str, value: Any, session: Optional[MutableMapping] = None) -> None:
-    """Give a widget its value if it has none (call before drawing the widget)."""
+    """Give a widget its first value if it has none (call before drawing the widget)."""
     ss = _ss(session)
     if key not in ss:
         ss[key] = value
@@ -284,3 +415,23 @@ def get_merges_view(session: Optional[MutableMapping] = None) -> MergesView:
 
 def set_merges_view(view: MergesView, session: Optional[MutableMapping] = None) -> None:
     _ss(session)[_MERGES_VIEW] = view
+
+
+# -- the address bar (query parameters): only the Merges page reads them
+
+def url_params() -> dict[str, str]:
+    return st.query_params.to_dict()
+
+
+def set_url_params(params: Mapping[str, str]) -> None:
+    """Write the parameters when they differ from the address bar's (no needless history entry)."""
+    if st.query_params.to_dict() != dict(params):
+        st.query_params.from_dict(params)
+
+
+def clear_url_params() -> list[str]:
+    """Remove every parameter from the address; returns their names."""
+    names = list(st.query_params.keys())
+    if names:
+        st.query_params.clear()
+    return names

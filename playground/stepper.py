@@ -13,7 +13,7 @@ HTML; nothing retrains or recounts. No Streamlit: tested without a browser or an
     the URL      parse_url, url_params, link_preset: a link that reopens the same view; malformed
                  parameters are ignored or clamped, each with a one-line message
 Every piece of user text (tokens, words, corpus text, URL values) that reaches HTML goes through
-`html.escape`; text meant for Markdown is left to the page (views.md_escape).
+playground.markup; text meant for Markdown is left to the page (views.md_escape).
 
 Not here: widgets and session state (pages/merges.py, state.py), charts (charts.py), the
 token-span renderer itself (spans.py), training and encoding (core/).
@@ -22,7 +22,6 @@ Example (seed 000): describe_step(trace, 1).text == "Step 1 of 5: (e, s) → es,
 """
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -34,6 +33,7 @@ from core.encoding import Encoding, byte_offsets_to_char_offsets
 from core.errors import EncodeError
 from core.pipeline import LINE_BREAK
 from core.trainer import MODELS, MergeStep, Trace
+from playground import markup
 from playground.spans import MAX_DRAWN_CHARS, render_tokens
 
 PREVIEW_CHARS = MAX_DRAWN_CHARS     # the corpus drawn at a step: at most its first 20,000 characters
@@ -95,13 +95,13 @@ class _Writer:
 
     def say(self, s: str) -> "_Writer":
         self.plain.append(s)
-        self.marked.append(html.escape(s))
+        self.marked.append(markup.text(s))
         return self
 
     def token(self, t: str) -> "_Writer":
         shown = show_token(t)
         self.plain.append(shown)
-        self.marked.append(f'<code class="mg-tok">{html.escape(shown)}</code>')
+        self.marked.append(f'<code class="mg-tok">{markup.text(shown)}</code>')
         return self
 
     def pair(self, p: tuple[str, str]) -> "_Writer":
@@ -109,7 +109,7 @@ class _Writer:
 
     def strong(self, s: str) -> "_Writer":
         self.plain.append(s)
-        self.marked.append(f"<strong>{html.escape(s)}</strong>")
+        self.marked.append(f"<strong>{markup.text(s)}</strong>")
         return self
 
     def done(self) -> Sentence:
@@ -246,11 +246,11 @@ def changed_html(rows: Sequence[ChangedRow], compact: bool = False) -> str:
     out = [f'<div class="mg-words{" mg-compact" if compact else ""}">']
     for r in rows:
         merged = set(r.merged) | {i + 1 for i in r.merged}
-        after = " ".join(f'<span class="mg-new">{html.escape(show_token(t))}</span>' if i in r.made
-                         else html.escape(show_token(t)) for i, t in enumerate(r.after))
+        after = " ".join(f'<span class="mg-new">{markup.text(show_token(t))}</span>' if i in r.made
+                         else markup.text(show_token(t)) for i, t in enumerate(r.after))
         if not compact:
-            before = " ".join(f'<span class="mg-pair">{html.escape(show_token(t))}</span>' if i in merged
-                              else html.escape(show_token(t)) for i, t in enumerate(r.before))
+            before = " ".join(f'<span class="mg-pair">{markup.text(show_token(t))}</span>' if i in merged
+                              else markup.text(show_token(t)) for i, t in enumerate(r.before))
             out.append(f'<span class="mg-before">{before}</span><span class="mg-arrow">→</span>')
         out.append(f'<span class="mg-after">{after}</span><span class="mg-count">×{r.count:,}</span>')
     out.append("</div>")

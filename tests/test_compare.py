@@ -14,7 +14,7 @@ from core.encoding import Encoding
 from core.errors import EncodeError
 from core.pretrained import load_pretrained, pretrained_names
 from core.trainer import TrainConfig, train
-from playground import compare
+from playground import compare, style
 from playground.spans import (INVISIBLE, PALETTE, render_boundaries, render_tokens, show_invisible,
                               show_whitespace)
 
@@ -190,8 +190,8 @@ def test_neighbours_never_share_a_colour_and_colours_follow_ids():
     assert len(colours) == len(enc.ids)
     assert all(a != b for a, b in zip(colours, colours[1:]))
     assert set(colours) <= set(range(len(PALETTE)))
-    for k, colour in enumerate(PALETTE):      # each class is one palette colour
-        assert f".tp-c{k}{{background:{colour}}}" in out
+    for k, colour in enumerate(PALETTE):      # each class is one palette colour (in the app's stylesheet)
+        assert f".tp-c{k}{{background:{colour}}}" in style.stylesheet()
     # the same text later in a longer one keeps its colours (stable while editing)
     enc2 = load_pretrained("gpt2").encode("x" + text)
     colours2 = [int(c) for c in re.findall(r'class="tp-t tp-c(\d+) ', render_tokens(enc2)[0])]

@@ -38,7 +38,7 @@ def test_user_text_is_escaped_in_boundaries(payload):
     tok = _bbpe()
     text = f"x {payload} y"
     out, share = render_boundaries(text, tok.encode(text), tok.encode(text))
-    body = out.split("</style>", 1)[1]
+    body = out.split("</style>", 1)[-1]   # no <style>: the stylesheet is global
     assert set(re.findall(r"<(/?\w+)", body)) <= {"div", "/div", "span", "/span"}
     assert share == 1.0
 

@@ -1,0 +1,271 @@
+"""The Merges page's machinery: its cached reads of a trace, its view state and callbacks, the
+link (query parameters) that reopens a view, the background drawing of the next step, and
+autoplay. pages/merges.py draws; this module decides what it shows.
+
+    facts_of(results, trace), corpus_view(...)  cached per trace (and step): once for every session
+    prefetch(...)                         draws the next step's corpus in a background thread
+    get_get_view(), set_view(...), go_to(step)    the view (state.MergesView) and the steps (state.get_step)
+    on_nav, on_slider, on_play, ...       the controls' callbacks
+    open_link(results), write_link(...)   the URL: applied once when it changes, written back each run
+    autoplay(results)                     a timer fragment that steps on while playing
+
+Pure helpers (what a step says and shows, the URL's parsing) are in stepper.py; charts in charts.py.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import Optional
+
+import streamlit as st
+
+from core import presets
+from core.errors import PlaygroundError
+from core.trainer import MODELS, Trace
+from playground import charts, state, stepper, training
+from playground.state import MODEL_LABELS, Corpus, MergesKeys as K, Results, Settings
+
+CURRENT = "\x00this step"       # the merge tree's first choice: follow the current step's token
+
+
+# ---------------------------------------------------------------- cached reads of a trace
+
+@dataclass(frozen=True)
+class TraceFacts:
+    """What the views need from a whole trace, computed once per trace (traces are immutable)."""
+    token_ids: dict
+    curves: charts.Curves
+    merged: tuple[str, ...]
+    made_at: dict
+
+
+def trace_key(results: Results, trace: Trace) -> str:
+    # A trace trained here is fixed by its corpus and settings (training is deterministic): a
+    # stable cache key that never hashes the trace itself. A loaded one is keyed apart by its file
+    # (Results.cache_key), so no session file can put its traces on another user's page.
+    return f"{results.cache_key}|{training.settings_key(trace.config)!r}"
+
+
+@st.cache_resource(max_entries=training.MAX_TRACES, show_spinner=False)
+def facts(key: str, _trace: Trace) -> TraceFacts:
+    return TraceFacts(token_ids=_trace.token_to_id, curves=charts.curve_data(_trace),
+                      merged=stepper.merged_tokens(_trace), made_at=stepper.made_at(_trace))
+
+
+def facts_of(results: Results, trace: Trace) -> TraceFacts:
+    return facts(trace_key(results, trace), trace)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def corpus_view(key: str, step: int, source: str, _trace: Trace, _text: Optional[str]) -> stepper.CorpusView:
+    """The corpus drawn at a step (its HTML included: drawing 20,000 characters costs as much as
+    encoding them). Stepping back and forth, or several people at one step, costs nothing."""
+    return stepper.corpus_view(_trace, step, _text)
+
+
+# ---------------------------------------------------------------- view state
+
+def get_view() -> state.MergesView:
+    return state.get_merges_view()
+
+
+def set_view(**changes) -> None:
+    state.set_merges_view(replace(get_view(), **changes))
+
+
+def models(view: state.MergesView) -> tuple[str, ...]:
+    return MODELS if view.lockstep else (view.model,)
+
+
+def last_step(results: Results, view: state.MergesView) -> int:
+    return max(len(results.trace(m).steps) for m in models(view))
+
+
+def current_step(results: Results, view: state.MergesView) -> int:
+    return stepper.clamp_step(state.get_step(view.model), last_step(results, view))
+
+
+def go_to(step: int) -> None:
+    results, view = state.get_results(), get_view()
+    step = stepper.clamp_step(step, last_step(results, view))
+    if view.lockstep:
+        for m in MODELS:
+            state.set_step(m, step)   # each tokenizer shows min(step, its last)
+    else:
+        state.set_step(view.model, step)
+    if view.playing:
+        set_view(played_at=time.monotonic())   # a key press during autoplay: a full interval to the next
+
+
+# ---------------------------------------------------------------- callbacks
+
+def on_nav(action: str) -> None:
+    results, view = state.get_results(), get_view()
+    go_to(stepper.navigate(action, current_step(results, view), last_step(results, view)))
+
+
+def on_slider() -> None:
+    go_to(state.widget_value(K.STEP, 0))
+
+
+def on_play() -> None:
+    results, view = state.get_results(), get_view()
+    if view.playing:
+        set_view(playing=False)
+        return
+    if current_step(results, view) >= last_step(results, view):
+        go_to(0)   # play from the end: start again
+    set_view(playing=True, played_at=time.monotonic())
+
+
+def on_model() -> None:
+    model = state.widget_value(K.MODEL) or get_view().model
+    results, view = state.get_results(), get_view()
+    if view.lockstep:   # the step stays: all three are at one index
+        state.set_step(model, state.get_step(view.model))
+    set_view(model=model, tree_token=None)
+
+
+def on_lockstep() -> None:
+    on = bool(state.widget_value(K.LOCKSTEP, False))
+    view = get_view()
+    if on:
+        for m in MODELS:
+            state.set_step(m, state.get_step(view.model))
+    else:
+        results = state.get_results()
+        for m in MODELS:
+            state.set_step(m, stepper.clamp_step(state.get_step(m), len(results.trace(m).steps)))
+    set_view(lockstep=on)
+
+
+def on_speed() -> None:
+    speed = state.widget_value(K.SPEED) or stepper.DEFAULT_SPEED
+    set_view(speed=float(speed))
+
+
+def on_tree() -> None:
+    choice = state.widget_value(K.TREE_TOKEN, CURRENT)
+    set_view(tree_token=None if choice in (None, CURRENT) else choice)
+
+
+# ---------------------------------------------------------------- the link (query parameters)
+
+def _train_preset(key: str) -> Optional[Results]:
+    """A new session opened from a link naming a preset: load and train it (cached)."""
+    preset = presets.get_preset(key)
+    corpus = Corpus.from_preset(preset)
+    settings = Settings.from_configs(preset.configs())
+    with st.spinner(f"Training the link's preset, {preset.name}…"):
+        results = training.train_all(corpus, settings)
+    state.set_corpus(corpus)
+    state.set_settings(settings)
+    state.set_results(results)
+    return results
+
+
+def preset_of(results: Optional[Results]) -> Optional[str]:
+    corpus = state.get_corpus()
+    configs = presets.get_preset(corpus.preset).configs() if corpus is not None and corpus.preset else None
+    return stepper.link_preset(corpus, results, configs)
+
+
+def open_link(results: Optional[Results]) -> tuple[Optional[Results], list[str]]:
+    """Apply the URL's parameters once (when they differ from what this page last wrote)."""
+    params = state.url_params()
+    seen = tuple(sorted(params.items()))
+    view = get_view()
+    if not params or seen == view.url:
+        return results, []
+    request, msgs = stepper.parse_url(params, [p.key for p in presets.PRESETS])
+    if request.preset is not None:
+        current = preset_of(results)
+        if results is None:
+            try:
+                results = _train_preset(request.preset)
+            except PlaygroundError as e:
+                msgs.append(f"Could not train the link's preset: {e}.")
+        elif current != request.preset:
+            msgs.append(f"The link is for the preset {request.preset!r}; this session has other results "
+                        "trained, shown here. Load that preset on the Corpus page to see the link's view.")
+    if results is None:
+        return None, msgs
+    model = request.model or view.model
+    changes: dict = {"model": model, "url": seen}
+    if request.lockstep is not None:
+        changes["lockstep"] = request.lockstep
+    if request.speed is not None:
+        changes["speed"] = request.speed
+    if request.token is not None:
+        if request.token in facts_of(results, results.trace(model)).token_ids:
+            changes["tree_token"] = request.token
+        else:
+            msgs.append(f"Ignored token={stepper.quote_value(request.token)}: not in the "
+                        f"{MODEL_LABELS[model]} vocabulary.")
+    view = replace(view, **changes)
+    state.set_merges_view(view)
+    if request.step is not None:
+        step, msg = stepper.clamp_link_step(request.step, last_step(results, view))
+        if msg:
+            msgs.append(msg)
+        for m in models(view):
+            state.set_step(m, step)
+    return results, msgs
+
+
+def write_link(results: Results, view: state.MergesView, step: int) -> None:
+    params = stepper.url_params(view.model, step, view.lockstep, view.speed, view.tree_token, preset_of(results))
+    state.set_url_params(params)
+    seen = tuple(sorted(params.items()))
+    if view.url != seen:
+        set_view(url=seen)
+
+
+def prefetch(key: str, step: int, source: str, trace: Trace, text: Optional[str]) -> None:
+    """Draw the next step's corpus in the background while the presenter talks: the next Next (or
+    autoplay tick) then finds it cached. The cache's per-key lock makes a run that asks for it
+    meanwhile wait for this computation instead of repeating it."""
+    if step > len(trace.steps):
+        return
+
+    def work() -> None:
+        try:
+            corpus_view(key, step, source, trace, text)
+        except Exception:   # noqa: BLE001 -- the page itself will show the error if it asks for this step
+            pass
+    threading.Thread(target=work, name="merges-prefetch", daemon=True).start()
+
+
+def corpus_at(results: Results, trace: Trace, k: int) -> tuple[stepper.CorpusView, bool]:
+    """The corpus at step k (cached), and whether it is the one trained on (else the training
+    words are drawn); the next step's drawing starts in the background. PlaygroundError when the
+    corpus cannot be split."""
+    corpus = state.get_corpus()
+    same = corpus is not None and corpus.digest == results.corpus_digest
+    text = corpus.text if same else None
+    source = "text" if text is not None else "words"
+    key = trace_key(results, trace)
+    cv = corpus_view(key, k, source, trace, text)
+    prefetch(key, k + 1, source, trace, text)
+    return cv, same
+
+
+def autoplay(results: Results) -> None:
+    """While playing, a fragment on a timer moves one step on and reruns the page."""
+    view = get_view()
+    if not view.playing:
+        return
+
+    @st.fragment(run_every=view.speed)
+    def tick() -> None:
+        v = get_view()
+        if not v.playing or time.monotonic() - v.played_at < 0.6 * v.speed:
+            return   # the page's own run (or one right after a key press): wait for the timer
+        current, last = current_step(results, v), last_step(results, v)
+        if current < last:
+            go_to(current + 1)
+        set_view(playing=current + 1 < last, played_at=time.monotonic())
+        st.rerun()
+
+    tick()

@@ -1,0 +1,100 @@
+"""Tokenizer objects shared by every session, and the encodings a session keeps.
+
+Tokenizers are immutable and built once per process (st.cache_resource): a pretrained vocabulary
+per name, a trained tokenizer per (trace, step) (its word cache and greedy tables fill as it
+encodes, for everyone). The Compare and Inspect pages get theirs here.
+
+    pretrained(name), installed_pretrained()         offline pretrained vocabularies
+    trained(results, trace, upto=None)               a trained tokenizer, at its last step or `upto`
+    trained_vocabulary(...), pretrained_vocabulary(...)  vocabulary tables (Inspect)
+    session_vocabulary(tok)                          an imported tokenizer's table, in this session only
+    encode_kept(choices, text)                       Compare's encodings, not redone for the same text
+
+Not here: the tokenizers themselves (core/), what the pages draw (compare.py, inspect.py, spans.py).
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import streamlit as st
+
+from core.encoders import TrainedTokenizer
+from core.errors import PlaygroundError
+from core.pretrained import load_pretrained, pretrained_names
+from playground import compare, state
+from playground import inspect as ins
+from playground.state import CompareKeys, InspectKeys, Results
+from playground.training import settings_key
+
+
+@st.cache_resource(max_entries=8, show_spinner="Loading the pretrained vocabulary…")
+def pretrained(name: str):
+    return load_pretrained(name)
+
+
+@st.cache_data(show_spinner=False)
+def installed_pretrained() -> list[str]:
+    return pretrained_names()
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _trained(results_key: str, settings: tuple, upto: Optional[int], _trace) -> TrainedTokenizer:
+    # keyed like training._cached_trace: the same (corpus, settings) is the same trace; a trace
+    # loaded from a session file has its own key (state.Results.cache_key)
+    return TrainedTokenizer.from_trace(_trace, upto=upto)
+
+
+def trained(results: Results, trace, upto: Optional[int] = None) -> TrainedTokenizer:
+    """The tokenizer of a trained trace (after all its merges, or after `upto`)."""
+    return _trained(results.cache_key, settings_key(trace.config), upto, trace)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Building the vocabulary table…")
+def _trained_vocabulary(results_key: str, settings: tuple, upto: int, _trace):
+    return ins.trained_vocabulary(_trace, upto)
+
+
+def trained_vocabulary(results: Results, trace, upto: int):
+    return _trained_vocabulary(results.cache_key, settings_key(trace.config), upto, trace)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Reading the vocabulary…")
+def pretrained_vocabulary(name: str, _tok):
+    # a pretrained vocabulary never changes: one table per name for every session
+    return ins.tokenizer_vocabulary(_tok)
+
+
+def session_vocabulary(tok):
+    """The vocabulary table of an imported tokenizer, kept in this session only, beside the
+    tokenizer it was built from (compared by identity while both are alive). Trap: a process-wide
+    cache keyed by id(tok) could hand one session the table of another session's freed tokenizer
+    whose address the new one reuses (same file name, same size)."""
+    kept = state.widget_value(InspectKeys.VOCABULARY_KEPT)
+    if kept is not None and kept[0] is tok:
+        return kept[1]
+    with st.spinner("Reading the vocabulary…"):
+        frame = ins.tokenizer_vocabulary(tok)
+    state.set_widget(InspectKeys.VOCABULARY_KEPT, (tok, frame))
+    return frame
+
+
+def encode_kept(chosen: list[compare.Choice], tokenizer_of: Callable[[compare.Choice], object],
+                text: str) -> dict[str, object]:
+    """choice key -> Encoding, or the PlaygroundError of a tokenizer that cannot encode the text.
+    The last text's encodings stay in the session, so changing a view option or tab does not
+    encode again."""
+    kept = state.widget_value(CompareKeys.ENCODED) or {}
+    encodings: dict[str, object] = {}
+    for choice in chosen:
+        tokenizer = tokenizer_of(choice)
+        hit = kept.get(choice.key)
+        if hit is not None and hit[0] is tokenizer and hit[1] == text:
+            encodings[choice.key] = hit[2]
+            continue
+        try:
+            encodings[choice.key] = compare.encode_choice(tokenizer, choice, text)
+        except PlaygroundError as e:
+            encodings[choice.key] = e
+        kept[choice.key] = (tokenizer, text, encodings[choice.key])
+    state.set_widget(CompareKeys.ENCODED, {k: kept[k] for k in encodings})
+    return encodings
