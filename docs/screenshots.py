@@ -1,0 +1,107 @@
+"""Regenerate docs/screenshots/: every page at 1024 and 1280 pixels wide, light and dark.
+
+    make screenshots        (or: .venv/bin/python docs/screenshots.py)
+
+Starts `streamlit run app.py` on a free local port, drives Debian's Chromium through Playwright
+(the same way the browser tests do), loads seed 000, trains it, and photographs the Corpus,
+Merges (step 2), Compare and Inspect pages. At 1024 pixels the sidebar is open, as on a projector.
+Files: docs/screenshots/<page>-<width>-<theme>.png. Look at every one after a change to a page.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "docs" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+WIDTHS = (1024, 1280)
+THEMES = ("light", "dark")
+PAGES = (("corpus", "Corpus"), ("merges", "Merges"), ("compare", "Compare"), ("inspect", "Inspect"))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve() -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "TIKTOKEN_CACHE_DIR": ""}
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
+                             f"--server.port={port}", "--server.address=127.0.0.1",
+                             "--server.fileWatcherType=none"],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2):
+                return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise SystemExit("streamlit did not start within 60 s")
+
+
+def _idle(tab) -> None:
+    """Until the script run has ended (the app root says so)."""
+    tab.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=120_000)
+
+
+def _shoot(tab, path: Path) -> None:
+    """The whole page: the window grows to the page's height first (Streamlit scrolls inside its
+    main block, so a plain full-page screenshot would show only the window)."""
+    tab.mouse.move(5, 5)
+    size = tab.viewport_size
+    height = tab.evaluate("document.querySelector('[data-testid=stMainBlockContainer]').scrollHeight")
+    tab.set_viewport_size({"width": size["width"], "height": max(size["height"], min(height + 150, 6000))})
+    _idle(tab)
+    tab.screenshot(path=str(path))
+    tab.set_viewport_size(size)
+
+
+def main() -> int:
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        print(f"needs {CHROMIUM}: sudo apt-get install -y chromium", file=sys.stderr)
+        return 1
+    OUT.mkdir(parents=True, exist_ok=True)
+    proc, url = _serve()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            for theme in THEMES:
+                for width in WIDTHS:
+                    context = browser.new_context(viewport={"width": width, "height": 800}, color_scheme=theme)
+                    tab = context.new_page()
+                    tab.set_default_timeout(120_000)
+                    tab.goto(url + "/merges?preset=seed-000&step=2")   # loads and trains seed 000
+                    tab.get_by_role("heading", name="Merges").first.wait_for()
+                    _idle(tab)
+                    for slug, title in PAGES:   # through the sidebar: the same session, trained
+                        tab.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+                        tab.get_by_role("heading", name=title, exact=True).first.wait_for()
+                        _idle(tab)
+                        path = OUT / f"{slug}-{width}-{theme}.png"
+                        _shoot(tab, path)
+                        print(path.relative_to(ROOT))
+                    context.close()
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
