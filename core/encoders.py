@@ -25,14 +25,14 @@ from .bytelevel import from_byte_chars
 from .encoding import Encoding, byte_offsets_to_char_offsets
 from .errors import ConfigError, EncodeError
 from .hf_pipeline import hf_expressible, hf_tokenizer
+from .limits import WORDPIECE_MAX_WORD_CHARS
 from .pipeline import normalize_aligned, pre_tokenize
 from .tokenizer import Front, chunks_of
-from .trainer import CONTINUATION, END_OF_WORD, TrainConfig, Trace, initial_symbols
+from .trainer import CONTINUATION, END_OF_WORD, TrainConfig, Trace, first_made, initial_symbols
 
 ENCODERS = ("merges", "greedy", "longest-match")
 NORMALIZER_WORDS = {"none": "none: the text is used as typed", "lowercase": "lowercase", "nfkc": "NFKC",
                     "bert-uncased": "BERT uncased: clean, split CJK, strip accents, lowercase"}
-MAX_WORD_CHARS = 100  # longest-match: longer words are unknown, as HF WordPiece does
 _CACHE_LIMIT = 200_000
 
 
@@ -158,10 +158,9 @@ class TrainedTokenizer:
     @cached_property
     def _made_at_step(self) -> dict[str, int]:
         """token -> the 1-based step of the first merge that made it"""
-        made: dict[str, int] = {}
-        for k, (a, b) in enumerate(self.merges, 1):
-            made.setdefault(join_units([a, b], self.config) if self.config.model == "wordpiece" else a + b, k)
-        return made
+        wordpiece = self.config.model == "wordpiece"
+        return first_made((join_units([a, b], self.config) if wordpiece else a + b, k)
+                          for k, (a, b) in enumerate(self.merges, 1))
 
     @cached_property
     def merge_ranks(self) -> dict[tuple[str, str], list[int]]:
@@ -270,7 +269,7 @@ class TrainedTokenizer:
 
     def _longest_match_runs(self, units: list[str], n_chars: int) -> Optional[list[tuple[int, int]]]:
         """WordPiece's longest-match-first; None when stuck (the whole word is unknown)."""
-        if n_chars > MAX_WORD_CHARS:
+        if n_chars > WORDPIECE_MAX_WORD_CHARS:
             return None
         vocab = self.vocab_ids
         runs, i, n = [], 0, len(units)

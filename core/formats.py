@@ -26,6 +26,7 @@ from .errors import EncodeError, PlaygroundError, TokenizerFileError
 from .tokenizer import Front, chunks_of
 from .hf_pipeline import hf_expressible, hf_tokenizer
 from .trainer import TrainConfig, Trace
+from .limits import WORDPIECE_MAX_WORD_CHARS
 
 FORMAT_VERSION = 1
 
@@ -309,7 +310,7 @@ def _from_vocab_txt(text: str, name: str) -> HFTokenizer:
     for i, t in enumerate(tokens):
         vocab.setdefault(t, i)
     unk = "[UNK]" if "[UNK]" in vocab else None
-    hf = Tokenizer(models.WordPiece(vocab, unk_token=unk or "[UNK]", max_input_chars_per_word=100))
+    hf = Tokenizer(models.WordPiece(vocab, unk_token=unk or "[UNK]", max_input_chars_per_word=WORDPIECE_MAX_WORD_CHARS))
     lower = not any(t != t.lower() for t in tokens if not (t.startswith("[") and t.endswith("]")))
     hf.normalizer = normalizers.BertNormalizer(lowercase=lower)
     hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()

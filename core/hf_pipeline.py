@@ -11,6 +11,7 @@ from typing import Optional, Sequence
 
 from .pipeline import _CJK
 from .trainer import TrainConfig
+from .limits import WORDPIECE_MAX_WORD_CHARS
 
 
 def hf_expressible(config: TrainConfig) -> Optional[str]:
@@ -29,7 +30,7 @@ def hf_tokenizer(config: TrainConfig, vocab_list: Sequence[str], merges: Sequenc
     from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
     vocab = {t: i for i, t in enumerate(vocab_list)}
     if config.model == "wordpiece":
-        model = models.WordPiece(vocab, unk_token=config.unk_token or "[UNK]", max_input_chars_per_word=100)
+        model = models.WordPiece(vocab, unk_token=config.unk_token or "[UNK]", max_input_chars_per_word=WORDPIECE_MAX_WORD_CHARS)
     else:
         extra = {"end_of_word_suffix": "</w>"} if config.end_of_word == "suffix" else {}
         model = models.BPE(vocab, list(merges), unk_token=config.unk_token, fuse_unk=False,

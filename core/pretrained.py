@@ -47,6 +47,7 @@ from .bytelevel import byte_to_char, to_byte_chars
 from .encoding import Encoding, byte_offsets_to_char_offsets
 from .errors import ConfigError, EncodeError, TokenizerFileError
 from .tokenizer import Front, chunks_of
+from .limits import WORDPIECE_MAX_WORD_CHARS
 
 __all__ = ["pretrained_names", "load_pretrained", "PretrainedTokenizer"]
 
@@ -356,7 +357,7 @@ def _load_wordpiece(name: str) -> PretrainedTokenizer:
     if len(vocab) != len(vocab_lines):
         raise TokenizerFileError(f"{name}: vocab.txt repeats a token: reinstall {src.pip_name}")
     specials = dict(src.special_tokens)
-    tk = Tokenizer(WordPiece(vocab, unk_token="[UNK]", max_input_chars_per_word=100))
+    tk = Tokenizer(WordPiece(vocab, unk_token="[UNK]", max_input_chars_per_word=WORDPIECE_MAX_WORD_CHARS))
     tk.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
                                                strip_accents=None, lowercase=True)
     tk.pre_tokenizer = pre_tokenizers.BertPreTokenizer()

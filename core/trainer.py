@@ -40,27 +40,24 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
 from fractions import Fraction
+from functools import cached_property
 from itertools import chain
 from math import gcd
-from typing import Callable, NamedTuple, Optional
+from typing import Callable, Iterable, NamedTuple, Optional
 
 from .bytelevel import byte_to_char, to_byte_chars
 from .corpus import WordCounts
 from .errors import ConfigError, CorpusError
+from .limits import MAX_CHANGED_WORDS, MAX_TRAINING_WORD_CHARS, MAX_VOCAB_SIZE
 from .pipeline import DEFAULT_PRE_TOKENIZER, NORMALIZERS, PRE_TOKENIZERS
 
 MODELS = ("bpe", "bbpe", "wordpiece")
+MODEL_LABELS = {"bpe": "BPE", "bbpe": "Byte-level BPE", "wordpiece": "WordPiece"}   # as every view names them
 TIE_RULES = ("first", "hf", "lexical")
 END_OF_WORD_MODES = ("none", "symbol", "suffix")
 SCORE_RULES = ("likelihood", "frequency")
 END_OF_WORD = "</w>"
 CONTINUATION = "##"
-MAX_VOCAB_SIZE = 1_000_000
-MAX_CHANGED_WORDS = 20  # words kept per step for display; the exact total is kept beside them
-# A merge costs Python work in proportion to the length of each word it touches, so a 5 MB line
-# without spaces (one "word") would take minutes per merge. Longer words are cut into pieces of
-# this many characters before training, and the trace says so.
-MAX_WORD_CHARS = 10_000
 
 
 @dataclass(frozen=True)
@@ -171,6 +168,14 @@ class MergeStep:
     vocab_size: int                 # after this step
 
 
+def first_made(made: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """(token, step) pairs in step order -> token -> the first step that made it."""
+    out: dict[str, int] = {}
+    for token, step in made:
+        out.setdefault(token, step)
+    return out
+
+
 @dataclass(frozen=True)
 class Trace:
     """What a trainer learned, step by step. Immutable; pages read it, never recompute it."""
@@ -193,6 +198,14 @@ class Trace:
     @property
     def token_to_id(self) -> dict[str, int]:
         return {t: i for i, t in enumerate(self.vocab)}
+
+    @cached_property
+    def made_at(self) -> dict[str, int]:
+        """token -> the step (1-based) of the first merge that made it; a later merge may make the
+        same token again (WordPiece, BPE with `</w>` as a suffix), and the first one is its origin.
+        Initial symbols and special tokens are absent. The one home of this fact: the Merges page,
+        the vocabulary table, merge trees and TrainedTokenizer.made_at all read it from here."""
+        return first_made((s.token, s.index) for s in self.steps)
 
     def spell(self, ids) -> tuple[str, ...]:
         """Token ids as token strings: spell(step.changed_words[0].after) == ("n", "e", "w", "es", "t")."""
@@ -699,8 +712,8 @@ def _train(words: WordCounts, config: TrainConfig, progress, notes) -> Trace:
                  words=words, final_tokens=trainer.final_tokens(), stop_reason=stop, notes=notes)
 
 
-def cut_long_words(words: WordCounts, limit: int = MAX_WORD_CHARS) -> tuple[WordCounts, tuple[str, ...]]:
-    """Words longer than `limit` characters cut into pieces of `limit` (see MAX_WORD_CHARS)."""
+def cut_long_words(words: WordCounts, limit: int = MAX_TRAINING_WORD_CHARS) -> tuple[WordCounts, tuple[str, ...]]:
+    """Words longer than `limit` characters cut into pieces of `limit` (see MAX_TRAINING_WORD_CHARS)."""
     if all(len(w) <= limit for w in words.words):
         return words, ()
     pairs, cut = [], 0

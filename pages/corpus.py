@@ -13,7 +13,8 @@ from core import presets
 from core.corpus import corpus_stats, decode_text, read_word_count_table
 from core.errors import CorpusError, PlaygroundError
 from core.pipeline import NORMALIZERS, PRE_TOKENIZERS
-from core.trainer import END_OF_WORD_MODES, MAX_VOCAB_SIZE, MODELS, SCORE_RULES, TIE_RULES
+from core.limits import MAX_VOCAB_SIZE
+from core.trainer import END_OF_WORD_MODES, MODELS, SCORE_RULES, TIE_RULES
 from playground import state, training, views
 from playground.state import MODEL_LABELS, Corpus, CorpusKeys as K, Settings
 from playground.startup import through_app

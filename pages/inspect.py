@@ -17,7 +17,7 @@ import streamlit as st
 from core.encoders import ENCODERS
 from core.errors import PlaygroundError
 from core.trace_io import trace_csv, trace_report
-from playground import charts, session_file, spans, state, tokenizers, views
+from playground import charts, compare, session_file, spans, state, tokenizers, views
 from playground import inspect as ins
 from playground.state import MODEL_LABELS, PERSIST, InspectKeys as K
 from playground.startup import through_app
@@ -26,8 +26,6 @@ through_app()   # a deep link on a new server (or AppTest) may run this file wit
 
 DEFAULT_TEXT = "Hello how are U tday"          # seed 004's pipeline example
 SEED_PAIR = ("Hello how are you", "I am fine thank you")
-PRETRAINED_LABELS = {"gpt2": "GPT-2", "cl100k_base": "cl100k_base (GPT-4)", "o200k_base": "o200k_base (GPT-4o)",
-                     "qwen2.5": "Qwen 2.5", "bert-base-uncased": "BERT base uncased"}
 ENCODER_HELP = ("merges: the merges in the order learned (BPE). longest-match: WordPiece's longest token "
                 "first. greedy: seed 002's longest candidate anywhere in the word, then the pieces around it.")
 TABS = ["Pipeline", "Walk a word", "Vocabulary", "Export & import", "Session"]
@@ -96,7 +94,7 @@ def _choices(results) -> dict[str, str]:
     out = {}
     if results is not None:
         out.update({f"trained:{m}": f"{MODEL_LABELS[m]} (trained)" for m in results.traces()})
-    out.update({f"pretrained:{n}": PRETRAINED_LABELS.get(n, n) for n in tokenizers.installed_pretrained()})
+    out.update({f"pretrained:{n}": compare.PRETRAINED_LABELS.get(n, n) for n in tokenizers.installed_pretrained()})
     out.update({f"imported:{n}": f"{n} (imported)" for n in state.get_imported()})
     return out
 

@@ -158,9 +158,7 @@ def training_curves(trace: Trace, current: int, curves: Optional[Curves] = None)
 def merge_tree(trace: Trace, token: str):
     """How a token was built: (token, left subtree, right subtree), down to the alphabet as (token,).
     The subtree of a side is the tree of that side's token as of the step that used it."""
-    made_by = {}
-    for s in trace.steps:
-        made_by.setdefault(s.token, s)  # the first merge that made it (a later one may remake it)
+    made_by = {t: trace.steps[k - 1] for t, k in trace.made_at.items()}   # steps[k - 1] has index k
     seen: set[str] = set()
 
     def build(t: str):
@@ -176,9 +174,7 @@ def merge_tree(trace: Trace, token: str):
 
 def merge_tree_dot(trace: Trace, token: str) -> str:
     """Graphviz DOT of merge_tree (st.graphviz_chart draws it). Labels are quoted, so any text is safe."""
-    steps = {}
-    for s in trace.steps:
-        steps.setdefault(s.token, s.index)
+    steps = trace.made_at
     lines = ['digraph G {', 'rankdir=TB; node [shape=box, style="rounded,filled", fillcolor="#FFD6A5", '
              'fontname="Courier", fontsize=24, margin="0.2,0.1"]; edge [penwidth=2];']
     counter = [0]

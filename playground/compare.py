@@ -18,6 +18,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 from core.encoders import ENCODERS, TrainedTokenizer
 from core.encoding import Encoding
+from core.trainer import MODEL_LABELS
 from core.pipeline import normalize_aligned, pre_tokenize
 
 from playground import markup
@@ -26,7 +27,6 @@ from playground.spans import PALETTE, show_whitespace, token_label
 MAX_TOKENIZERS = 7          # panels side by side at most (the limit)
 MAX_DIFF_ROWS = 200         # rows of the encoder-difference table drawn
 
-TRAINED_LABELS = {"bpe": "BPE", "bbpe": "Byte-level BPE", "wordpiece": "WordPiece"}
 PRETRAINED_LABELS = {
     "gpt2": "GPT-2",
     "cl100k_base": "cl100k_base (GPT-4)",
@@ -101,7 +101,7 @@ def tokenizer_choices(trained_models: Iterable[str], pretrained: Iterable[str],
     for model in trained_models:
         default = default_encoders.get(model, "longest-match" if model == "wordpiece" else "merges")
         for enc in sorted(ENCODERS, key=lambda e: e != default):
-            out.append(Choice(trained_key(model, enc), f"{TRAINED_LABELS.get(model, model)} · {ENCODER_LABELS[enc]}",
+            out.append(Choice(trained_key(model, enc), f"{MODEL_LABELS.get(model, model)} · {ENCODER_LABELS[enc]}",
                               "trained", model, enc))
     for name in pretrained:
         out.append(Choice(f"pretrained:{name}", PRETRAINED_LABELS.get(name, name), "pretrained", name))

@@ -29,7 +29,8 @@ from typing import Iterable, Optional, Sequence
 
 import pandas as pd
 
-from core.encoders import MAX_WORD_CHARS, TrainedTokenizer, join_units
+from core.encoders import TrainedTokenizer, join_units
+from core.limits import WORDPIECE_MAX_WORD_CHARS
 from core.encoding import Encoding
 from core.errors import PlaygroundError, TokenizerFileError
 from core.formats import load_tokenizer_bytes, tokenizer_json, vocab_json_and_merges, vocab_txt
@@ -261,8 +262,8 @@ def walk_longest_match(tok: TrainedTokenizer, word: str) -> Walk:
     units = tuple(tok.word_units(word))
     cfg, vocab = tok.config, tok.vocab_ids
     steps: list[WalkStep] = []
-    if len(word) > MAX_WORD_CHARS:
-        steps.append(WalkStep(f"{len(word)} characters: longer than {MAX_WORD_CHARS}, the whole word is "
+    if len(word) > WORDPIECE_MAX_WORD_CHARS:
+        steps.append(WalkStep(f"{len(word)} characters: longer than {WORDPIECE_MAX_WORD_CHARS}, the whole word is "
                               f"{_unk(tok)} (as HF WordPiece does)", (_unk(tok),)))
         return Walk("longest-match", word, units, tuple(steps), (_unk(tok),), 1, _refused(tok, 1))
     tokens: list[str] = []
@@ -419,10 +420,8 @@ def trained_vocabulary(trace: Trace, upto: Optional[int] = None) -> pd.DataFrame
     segmentation (final vocabulary only), the merge step that created it (0: initial symbol,
     empty: special token), kind, partial UTF-8 (byte-level bytes that are not valid UTF-8)."""
     tok = TrainedTokenizer.from_trace(trace, upto=upto)
-    steps = trace.steps if upto is None else trace.steps[:upto]
-    created: dict[str, int] = {}
-    for s in steps:
-        created.setdefault(s.token, s.index)
+    cut = len(trace.steps) if upto is None else upto
+    created = {t: k for t, k in trace.made_at.items() if k <= cut}
     final = upto is None or upto >= len(trace.steps)
     freq = dict(trace.final_tokens) if final else {}
     specials = set(trace.special_tokens)

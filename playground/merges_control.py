@@ -50,7 +50,7 @@ def trace_key(results: Results, trace: Trace) -> str:
 @st.cache_resource(max_entries=training.MAX_TRACES, show_spinner=False)
 def facts(key: str, _trace: Trace) -> TraceFacts:
     return TraceFacts(token_ids=_trace.token_to_id, curves=charts.curve_data(_trace),
-                      merged=stepper.merged_tokens(_trace), made_at=stepper.made_at(_trace))
+                      merged=stepper.merged_tokens(_trace), made_at=_trace.made_at)
 
 
 def facts_of(results: Results, trace: Trace) -> TraceFacts:

@@ -37,10 +37,9 @@ import streamlit as st
 
 from core.corpus import WordCounts
 from core.errors import CorpusError
-from core.trainer import MODELS, Trace, TrainConfig
+from core.trainer import MODEL_LABELS, MODELS, Trace, TrainConfig  # noqa: F401 (MODEL_LABELS: pages read it here)
 from playground import views
 
-MODEL_LABELS = {"bpe": "BPE", "bbpe": "Byte-level BPE", "wordpiece": "WordPiece"}
 
 # The only raw keys of this app's own state (widget keys belong to their pages).
 _CORPUS = "pg_corpus"

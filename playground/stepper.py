@@ -9,7 +9,7 @@ HTML; nothing retrains or recounts. No Streamlit: tested without a browser or an
     the corpus   corpus_view (preview_text / table_preview, tokenizer_at, encode_text / encode_table,
                  corpus_html): the corpus (at most PREVIEW_CHARS of it) as the trainer splits it
                  after step k, line by line, the tokens merge k made outlined
-    merge trees  merged_tokens, made_at (the tree itself: charts.merge_tree_dot)
+    merge trees  merged_tokens (which step made a token: Trace.made_at; the tree: charts.merge_tree_dot)
     the URL      parse_url, url_params, link_preset: a link that reopens the same view; malformed
                  parameters are ignored or clamped, each with a one-line message
 Every piece of user text (tokens, words, corpus text, URL values) that reaches HTML goes through
@@ -34,7 +34,7 @@ from core.errors import EncodeError
 from core.pipeline import LINE_BREAK
 from core.trainer import MODELS, MergeStep, Trace
 from playground import markup
-from playground.spans import MAX_DRAWN_CHARS, render_tokens
+from playground.spans import MAX_DRAWN_CHARS, render_tokens, show_whitespace
 
 PREVIEW_CHARS = MAX_DRAWN_CHARS     # the corpus drawn at a step: at most its first 20,000 characters
 TABLE_WORDS = 500                   # a word-count table: at most its first 500 words
@@ -75,8 +75,9 @@ def base_vocab_size(trace: Trace) -> int:
 
 
 def show_token(token: str) -> str:
-    """A token as text, its whitespace made visible: show_token(" a\\n") == "␣a⏎"."""
-    return token.replace(" ", "␣").replace("\t", "⇥").replace("\n", "⏎").replace("\r", "␍")
+    """A token as text, its whitespace made visible (the app's one glyph set, spans.show_whitespace):
+    show_token(" a\\n") == "⋅a↵"."""
+    return show_whitespace(token)
 
 
 # ---------------------------------------------------------------- the step in one sentence
@@ -406,14 +407,6 @@ def corpus_view(trace: Trace, k: int, text: Optional[str]) -> CorpusView:
 def merged_tokens(trace: Trace) -> tuple[str, ...]:
     """Every token a merge made, once, in the order first made (the merge tree's choices)."""
     return tuple(dict.fromkeys(s.token for s in trace.steps))
-
-
-def made_at(trace: Trace) -> dict[str, int]:
-    """token -> the step that first made it."""
-    out: dict[str, int] = {}
-    for s in trace.steps:
-        out.setdefault(s.token, s.index)
-    return out
 
 
 # ---------------------------------------------------------------- the URL

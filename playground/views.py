@@ -13,6 +13,7 @@ import pandas as pd
 
 from core.corpus import CorpusStats, WordCounts
 from core.trainer import Trace, TrainConfig
+from playground.spans import show_whitespace
 
 PREVIEW_CHARS = 20_000      # views that draw corpus text draw at most this much of it
 TABLE_ROWS = 2_000          # word-frequency rows shown; the rest is summarized
@@ -102,8 +103,9 @@ def ignored_link_message(names, shown: int = 5, length: int = 30) -> str:
 
 
 def show_spaces(word: str) -> str:
-    """Make leading/trailing whitespace visible in a table cell: show_spaces(" the") == "␣the"."""
-    return word.replace(" ", "␣").replace("\t", "⇥").replace("\n", "⏎")
+    """Make leading/trailing whitespace visible in a table cell, with the app's one glyph set
+    (spans.show_whitespace): show_spaces(" the") == "⋅the"."""
+    return show_whitespace(word)
 
 
 def word_frequency_frame(wc: WordCounts, limit: int = TABLE_ROWS) -> tuple[pd.DataFrame, bool]:

@@ -147,5 +147,5 @@ def test_word_frequency_frame_and_preview():
     frame, cut = views.word_frequency_frame(wc, limit=3)
     assert cut and list(frame["word"]) == ["w1", "w3", "w2"]
     assert views.preview("x" * 30, limit=20) == ("x" * 20, True)
-    assert views.show_spaces(" the") == "␣the"
+    assert views.show_spaces(" the") == "⋅the"
     assert views.md_escape("**a**") == "\\*\\*a\\*\\*"

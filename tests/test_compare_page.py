@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from core.encoders import TrainedTokenizer
 from core.errors import EncodeError
 from core.pretrained import load_pretrained, pretrained_names
+from core.trainer import MODEL_LABELS
 from playground import compare, state, style
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -98,7 +99,7 @@ def test_with_results_the_default_adds_trained_byte_level_bpe_and_ids_match():
     options = at.multiselect(key="compare_tokenizers").options
     for model in ("bpe", "bbpe", "wordpiece"):
         for encoder in ("merges", "greedy", "longest-match"):
-            assert f"{compare.TRAINED_LABELS[model]} · {compare.ENCODER_LABELS[encoder]}" in options
+            assert f"{MODEL_LABELS[model]} · {compare.ENCODER_LABELS[encoder]}" in options
     text = compare.SAMPLES["English"]
     at.selectbox(key="compare_sample").set_value("English").run()
     chosen = ["trained:bpe:merges", "trained:bbpe:merges", "trained:bbpe:longest-match",

@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.trainer import MAX_VOCAB_SIZE, MAX_WORD_CHARS, MODELS
+from core.limits import MAX_TRAINING_WORD_CHARS as MAX_WORD_CHARS, MAX_VOCAB_SIZE
+from core.trainer import MODELS
 from playground import session_file as sf
 from playground import state, views
 

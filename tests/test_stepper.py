@@ -9,7 +9,8 @@ import pytest
 
 from core.corpus import WordCounts, count_words
 from core.presets import get_preset, words_for
-from core.trainer import MAX_CHANGED_WORDS, TrainConfig, train
+from core.limits import MAX_CHANGED_WORDS
+from core.trainer import TrainConfig, train
 from playground import charts, stepper
 
 PAYLOADS = ['<img src=x onerror=alert(1)>', '<script>alert(1)</script>', '<svg onload=alert(1)>',
@@ -260,7 +261,7 @@ def test_link_preset_only_for_a_preset_trained_with_its_own_settings():
 def test_merged_tokens_and_made_at():
     trace = seed_trace("seed-000", "bpe")
     assert stepper.merged_tokens(trace) == ("es", "est", "est</w>", "er", "er</w>")
-    assert stepper.made_at(trace)["est</w>"] == 3
+    assert trace.made_at["est</w>"] == 3
 
 
 # ---------------------------------------------------------------- charts on their data

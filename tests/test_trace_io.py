@@ -168,7 +168,7 @@ def test_notes_about_the_input_round_trip():
     from core.trainer import Trace
     if "notes" not in {f.name for f in fields(Trace)}:
         pytest.skip("this Trace has no notes")
-    from core.trainer import MAX_WORD_CHARS
+    from core.limits import MAX_TRAINING_WORD_CHARS as MAX_WORD_CHARS
     words = WordCounts(("ab" * MAX_WORD_CHARS, "abc"), (1, 2))
     trace = train(words, TrainConfig(model="bpe", vocab_size=10, max_merges=3))
     assert trace.notes

@@ -1,0 +1,15 @@
+"""The engine's named limits, each defined once. Views have their own (what a page draws at most),
+next to the view that draws; these are limits of the algorithms themselves.
+"""
+
+# Training: a merge costs Python work in proportion to the length of each word it touches, so a
+# 5 MB line without spaces (one "word") would take minutes per merge. Longer words are cut into
+# pieces of this many characters before training, and the trace says so.
+MAX_TRAINING_WORD_CHARS = 10_000
+
+# WordPiece's longest-match encoder: a longer word is one unknown token, as Hugging Face's
+# WordPiece does with its default max_input_chars_per_word (BERT's vocab.txt files rely on it).
+WORDPIECE_MAX_WORD_CHARS = 100
+
+MAX_VOCAB_SIZE = 1_000_000
+MAX_CHANGED_WORDS = 20   # words kept per merge step for display; the exact total is kept beside them
