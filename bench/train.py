@@ -54,7 +54,7 @@ def child_hf(path: str, out: str, vocab_size: int) -> None:
     import re
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     text = Path(path).read_text(encoding="utf-8")
-    lines = re.split(r"\r\n|\r|\n", text)  # CLI.md's default: lines without their breaks
+    lines = re.split(r"\r\n|\r|\n", text)  # docs/cli.md's default: lines without their breaks
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
