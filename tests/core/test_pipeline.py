@@ -2,21 +2,20 @@
 
 - `whitespace`, `gpt2` and `bert` give HF WhitespaceSplit's, ByteLevel(add_prefix_space=False)'s and
   BertPreTokenizer's pieces and offsets on generated text.
-- count_words reads a text line by line as CLI.md says (a line ends at \\n, \\r\\n or a lone \\r;
+- count_words reads a text line by line as docs/cli.md says (a line ends at \\n, \\r\\n or a lone \\r;
   U+2028, U+0085, \\v, \\f are ordinary characters), which is HF's pre-tokenizer run on each line
   without its break, or with it under keep_newlines.
 - Counting on two processes gives exactly the single-process result, word order included.
 
 Generated text uses only code points assigned in Unicode 14 (Python 3.11's unicodedata): `regex`
 and `tokenizers` follow later versions and legitimately differ on newer characters
-(REFERENCES.md, "Unicode versions differ").
+(docs/references.md, "Unicode versions differ").
 """
 from __future__ import annotations
 
 import os
 import random
 import re
-import sys
 from collections import Counter
 from functools import lru_cache
 
@@ -24,14 +23,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from tokenizers import pre_tokenizers
 
-sys.path.insert(0, os.path.dirname(__file__))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from core.corpus import PARALLEL_MIN_CHARS, WordCounts, count_words  # noqa: E402
-from core.errors import CorpusError  # noqa: E402
-from core.pipeline import pre_tokenize  # noqa: E402
-from core.trainer import TrainConfig, initial_vocab  # noqa: E402
-from reference import byte_chars, in_unicode_14, kjv_text  # noqa: E402
+from core.corpora import kjv_text
+from core.corpus import PARALLEL_MIN_CHARS, WordCounts, count_words
+from core.errors import CorpusError
+from core.pipeline import pre_tokenize
+from core.reference import byte_chars
+from core.trainer import TrainConfig, initial_vocab
+from tests.support import in_unicode_14
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 EXAMPLES = int(os.environ.get("PIPELINE_EXAMPLES", "300"))
@@ -82,7 +80,7 @@ def test_every_unicode_14_code_point_as_hf(name):
 
 
 def hf_line_counts(text: str, name: str, keep_newlines: bool = False) -> list[tuple[str, int]]:
-    """HF's pieces of each line (CLI.md's lines), counted in first-appearance order, as plain text
+    """HF's pieces of each line (docs/cli.md's lines), counted in first-appearance order, as plain text
     words (the byte-level pieces of `gpt2` mapped back)."""
     if keep_newlines:
         lines = [m.group() for m in re.finditer(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)]
@@ -187,10 +185,10 @@ def big_text_cached() -> str:
 
 _PARALLEL_CHECK = """
 import sys, multiprocessing
-sys.path[:0] = [{root!r}, {tests!r}]
+sys.path[:0] = [{root!r}]
 import core.corpus
 from core.corpus import count_words
-from test_pipeline import big_text
+from tests.core.test_pipeline import big_text
 name, normalizer, keep_newlines, start = {args!r}
 if __name__ == "__main__":
     fork = start is None
@@ -216,10 +214,9 @@ def test_parallel_counting_equals_single_process(name, normalizer, keep_newlines
     pages (AppTest leaves a page script as __main__, which spawn would re-run) and browser drivers."""
     import subprocess
     import sys
-    from pathlib import Path
-    here = Path(__file__).resolve().parent
+    from tests.support import ROOT
     script = tmp_path / "check.py"
-    script.write_text(_PARALLEL_CHECK.format(root=str(here.parent), tests=str(here),
+    script.write_text(_PARALLEL_CHECK.format(root=str(ROOT),
                                              args=(name, normalizer, keep_newlines, start)), encoding="utf-8")
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.startswith("same"), r.stderr[-2000:]

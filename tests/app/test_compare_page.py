@@ -4,7 +4,6 @@ gets a message in its own panel, and user text never becomes markup. Pixels: tes
 import html
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -13,23 +12,16 @@ from core.encoders import TrainedTokenizer
 from core.errors import EncodeError
 from core.pretrained import load_pretrained, pretrained_names
 from playground import compare, state
+from tests.app.conftest import new_app, trained_app
+from tests.support import HTML_PAYLOAD
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
 PAGE = "pages/compare.py"
 WIDGETS = ("compare_text", "compare_sample", "compare_tokenizers", "compare_view", "compare_layout",
            "compare_whitespace", "compare_grouped")
-PAYLOADS = ('<img src=x onerror=alert(1)> <script>alert(1)</script> <svg onload=alert(1)> '
-            '<iframe srcdoc="<script>alert(1)</script>"> "><b>x</b>')
 
 
 def compare_page(trained_preset: str | None = None) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=90)
-    at.run()
-    if trained_preset:
-        at.selectbox(key="corpus_preset").set_value(trained_preset)
-        at.button(key="corpus_load_preset").click().run()
-        at.button(key="corpus_train").click().run()
-        assert not at.exception
+    at = trained_app(trained_preset) if trained_preset else new_app()
     at.switch_page(PAGE).run()
     assert not at.exception
     return at
@@ -198,7 +190,7 @@ def _assert_no_markup_from_the_user(at: AppTest) -> None:
 
 def test_payloads_never_become_markup_on_any_path():
     at = compare_page("english")
-    at.text_area(key="compare_text").input(PAYLOADS).run()
+    at.text_area(key="compare_text").input(HTML_PAYLOAD).run()
     at.multiselect(key="compare_tokenizers").set_value(
         ["trained:bpe:merges", "trained:bbpe:merges", "trained:wordpiece:longest-match", "pretrained:gpt2",
          "pretrained:bert-base-uncased"]).run()

@@ -12,9 +12,7 @@ from core.trainer import TrainConfig, train
 from playground import charts
 from playground.spans import (PALETTE, boundary_agreement, render_boundaries, render_tokens, segments,
                               token_colours, token_label)
-
-PAYLOADS = ['<img src=x onerror=alert(1)>', '<script>alert(1)</script>', '<svg onload=alert(1)>',
-            '<iframe srcdoc="<script>alert(1)</script>">', '"><b>bold</b>', "javascript:alert(1)"]
+from tests.support import PAYLOADS
 
 
 def _bbpe(corpus="hello world <b> & </b> 我喜欢 😀", size=300):

@@ -1,7 +1,6 @@
 """The app headless, through streamlit.testing.v1.AppTest: every page runs, a preset trains,
 bad input is refused without losing anything. Charts' pixels are the browser tests' job."""
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -9,29 +8,9 @@ from streamlit.testing.v1 import AppTest
 from core.corpus import WordCounts
 from core.trainer import TrainConfig
 from playground import state, views
+from tests.app.conftest import load_preset, new_app, train
+from tests.support import PAGES
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
-PAGES = ["pages/corpus.py", "pages/merges.py", "pages/compare.py", "pages/inspect.py"]
-
-
-def new_app() -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.run()
-    assert not at.exception
-    return at
-
-
-def load_preset(at: AppTest, key: str) -> AppTest:
-    at.selectbox(key="corpus_preset").set_value(key)
-    at.button(key="corpus_load_preset").click().run()
-    assert not at.exception
-    return at
-
-
-def train(at: AppTest) -> AppTest:
-    at.button(key="corpus_train").click().run()
-    assert not at.exception
-    return at
 
 
 @pytest.mark.parametrize("page_path", PAGES)

@@ -1,15 +1,16 @@
-"""`python -m core` as shared/CLI.md specifies it: the seeds' examples end to end (a copy of
-shared/contract/check-seeds, so `make test` passes without ../shared), and one-line errors."""
+"""`python -m core` as docs/cli.md specifies it: the seeds' worked examples end to end (their
+expected output written out here, so the tests need nothing outside the repository), and
+one-line errors."""
 import csv
 import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support import ROOT
+
 
 SEED_001 = "\n".join(["This is the Hugging Face Course.", "This chapter is about tokenization.",
                       "This section shows several tokenizer algorithms.",

@@ -4,9 +4,9 @@ import importlib.util
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support import ROOT
+
 
 IMPORT_ALL = """
 import importlib, json, pkgutil, sys

@@ -19,11 +19,12 @@ from core.formats import HFTokenizer, load_tokenizer_bytes
 from core.pretrained import load_pretrained, pretrained_names
 from core.trainer import TrainConfig, initial_vocab, train
 from playground import inspect as ins
+from tests.support import PAYLOADS
 
 SEED_004 = WordCounts(("low", "lower", "newest", "widest"), (5, 2, 6, 3))
 CORPUS = ("The quick brown fox jumps over the lazy dog. lowest lower newest widest, (x) = y[0] + 1;\n"
           "我喜欢吃苹果，他不喜欢吃苹果派。 Café naïve résumé 😀👍🏽\n") * 3
-PAYLOAD = "<img src=x onerror=alert(1)>"
+PAYLOAD = PAYLOADS[0]   # <img src=x onerror=alert(1)>
 WORDS = ["lowest", "newest", "widest", "low", "lower", "estimate", "local", "lows", "slowest", "fox", "foxes",
          "quick", "brown", "我喜欢", "苹果派", "Café", "naïve", "😀👍🏽", "aaaa", "the", "The", "x", "zzz", "résumé",
          "lazy", "dog."]

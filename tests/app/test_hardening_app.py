@@ -19,7 +19,6 @@ import subprocess
 import sys
 import time
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -27,40 +26,14 @@ from streamlit.testing.v1 import AppTest
 from core.trainer import MAX_VOCAB_SIZE, MAX_WORD_CHARS, MODELS
 from playground import session_file as sf
 from playground import state, views
+from tests.app.conftest import COMPARE_TABS, INSPECT_TABS, goto, load_preset, new_app, paste, train
+from tests.support import APP, PAGES, PAYLOAD, PAYLOADS, ROOT
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
-PAGES = ["pages/corpus.py", "pages/merges.py", "pages/compare.py", "pages/inspect.py"]
-INSPECT_TABS = ["Pipeline", "Walk a word", "Vocabulary", "Export & import", "Session"]
-COMPARE_TABS = ["Tokens", "Boundaries", "Encoder differences"]
-PAYLOADS = ['<img src=x onerror=alert(1)>', '<script>alert(1)</script>', '<svg onload=alert(1)>',
-            '<iframe srcdoc="<script>alert(1)</script>">', '[click](javascript:alert(1))', '"><b>x</b>',
-            "&lt;b&gt;", ":red[red] **bold**"]
-PAYLOAD = " ".join(PAYLOADS)
 
 
 # ---------------------------------------------------------------- driving the app
 
-def new_app() -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=180)
-    at.run()
-    assert not at.exception
-    return at
-
-
-def load_preset(at: AppTest, key: str = "seed-000") -> AppTest:
-    at.selectbox(key="corpus_preset").set_value(key)
-    at.button(key="corpus_load_preset").click().run()
-    assert not at.exception
-    return at
-
-
-def train(at: AppTest) -> AppTest:
-    at.button(key="corpus_train").click().run()
-    assert not at.exception, at.exception
-    return at
-
-
-def trained_app(preset: str = "seed-000", step: int = 3) -> AppTest:
+def session_with_everything(preset: str = "seed-000", step: int = 3) -> AppTest:
     """A session with a corpus, trained results, the BPE view at `step` and one imported tokenizer:
     everything a bad input must leave alone."""
     at = train(load_preset(new_app(), preset))
@@ -70,25 +43,10 @@ def trained_app(preset: str = "seed-000", step: int = 3) -> AppTest:
     return at
 
 
-def paste(at: AppTest, text: str) -> AppTest:
-    at.text_area(key="corpus_paste").input(text)
-    at.button(key="corpus_use_paste").click().run()
-    assert not at.exception, at.exception
-    return at
-
-
 def upload(at: AppTest, name: str, data: bytes) -> AppTest:
     at.file_uploader(key="corpus_upload").set_value((name, data, "application/octet-stream"))
     at.button(key="corpus_use_upload").click().run()
     assert not at.exception, at.exception
-    return at
-
-
-def goto(at: AppTest, page: str, tab: str | None = None) -> AppTest:
-    if tab is not None:
-        at.session_state["inspect_tab" if "inspect" in page else "compare_tab"] = tab
-    at.switch_page(page).run()
-    assert not at.exception, (page, tab, at.exception)
     return at
 
 
@@ -238,7 +196,7 @@ def md_plain(text: str) -> str:
 
 @pytest.mark.parametrize("text", ["", "   \n\t  ", "\xa0\u3000\n"], ids=["empty", "whitespace", "unicode-spaces"])
 def test_an_empty_paste_is_refused_and_nothing_is_lost(text):
-    at = trained_app()
+    at = session_with_everything()
     before = snapshot(at)
     paste(at, text)
     assert errors(at) and "empty" in errors(at)[0] and "The current corpus is unchanged" in errors(at)[0]
@@ -337,7 +295,7 @@ BAD_UPLOADS = [
 
 
 def test_bad_uploads_are_refused_with_a_reason_and_nothing_is_lost():
-    at = trained_app()
+    at = session_with_everything()
     before = snapshot(at)
     for name, data, reason in BAD_UPLOADS:
         upload(at, name, data)
@@ -351,11 +309,11 @@ def test_bad_uploads_are_refused_with_a_reason_and_nothing_is_lost():
 def test_a_missing_or_too_large_upload_names_the_limit():
     """The uploader itself refuses a file over server.maxUploadSize (the browser test shows its
     message); a click on "Use this file" then finds no file, and the page says the limit."""
-    at = trained_app()
+    at = session_with_everything()
     before = snapshot(at)
     at.button(key="corpus_use_upload").click().run()
     limit = at.file_uploader(key="corpus_upload").proto.max_upload_size_mb
-    config = (APP.parent / ".streamlit" / "config.toml").read_text()
+    config = (ROOT / ".streamlit" / "config.toml").read_text()
     assert re.search(rf"^maxUploadSize = {limit}$", config, re.M), "the uploader enforces the configured limit"
     assert errors(at) and f"at most {limit} MB" in errors(at)[0]
     assert f"At most {limit} MB" in at.file_uploader(key="corpus_upload").help
@@ -383,7 +341,7 @@ def test_vocabulary_sizes_the_user_can_enter():
     """The number inputs stop at 1 and MAX_VOCAB_SIZE (the browser refuses anything outside, see
     test_browser_hardening.py); inside, below the alphabet is refused with the minimum, and the
     largest trains."""
-    at = trained_app()
+    at = session_with_everything()
     for model in MODELS:
         field = at.number_input(key=f"corpus_{model}_vocab_size")
         assert (field.min, field.max, field.step) == (1, MAX_VOCAB_SIZE, 1)
@@ -430,7 +388,7 @@ BAD_TOKENIZER_FILES = [
 
 
 def test_corrupt_tokenizer_files_are_refused_and_nothing_is_lost():
-    at = goto(trained_app(), "pages/inspect.py", "Export & import")
+    at = goto(session_with_everything(), "pages/inspect.py", "Export & import")
     before = snapshot(at)
     for name, data, reason in BAD_TOKENIZER_FILES:
         at.file_uploader(key="inspect_import_files").set_value([(name, data, "application/octet-stream")])
@@ -472,7 +430,7 @@ def _broken_sessions(good: dict) -> list[tuple[str, bytes]]:
 
 
 def test_corrupt_session_files_are_refused_and_the_session_stays():
-    at = goto(trained_app("seed-004"), "pages/inspect.py", "Session")
+    at = goto(session_with_everything("seed-004"), "pages/inspect.py", "Session")
     before = snapshot(at)
     for label, blob in _broken_sessions(_session_blob(at)):
         at.file_uploader(key="inspect_session_file").set_value(("s.json", blob, "application/json"))
@@ -528,7 +486,7 @@ def test_malformed_links_on_every_page(page):
     """No page fails on a bad link, and nothing the session had is lost. The Merges page reads its
     parameters and says what it ignored or moved; the others read none (app.py drops them with a
     message: test_a_link_to_another_page_is_dropped_with_a_message and the browser test)."""
-    at = trained_app()
+    at = session_with_everything()
     before = snapshot(at)
     elsewhere = "pages/compare.py" if page == "pages/corpus.py" else "pages/corpus.py"
     for params in LINKS:

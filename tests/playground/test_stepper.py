@@ -11,9 +11,8 @@ from core.corpus import WordCounts, count_words
 from core.presets import get_preset, words_for
 from core.trainer import MAX_CHANGED_WORDS, TrainConfig, train
 from playground import charts, stepper
+from tests.support import PAYLOADS
 
-PAYLOADS = ['<img src=x onerror=alert(1)>', '<script>alert(1)</script>', '<svg onload=alert(1)>',
-            '"><b>bold</b>', "<iframe srcdoc='<script>alert(1)</script>'>"]
 RAW_TAGS = re.compile(r"<(script|img|svg|iframe|b)[\s>]", re.I)
 
 

@@ -30,7 +30,8 @@ from core.encoding import Encoding
 from core.errors import ConfigError, EncodeError
 from core.pretrained import PretrainedTokenizer, load_pretrained, pretrained_names
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support import ROOT
+
 BYTE_LEVEL = ["gpt2", "cl100k_base", "o200k_base", "qwen2.5"]
 REQUIRED = ["gpt2", "cl100k_base", "o200k_base", "bert-base-uncased"]
 ALL = [n for n in BYTE_LEVEL + ["bert-base-uncased"] if n in pretrained_names()]

@@ -2,8 +2,8 @@
 what the key fully determines, and no module keeps mutable state between sessions.
 
 Headless (AppTest; several AppTests in one process share the process-wide caches, as sessions on
-one server do), and in Chromium: ten browser contexts training different corpora at once against
-one `streamlit run` (conftest's server).
+one server do). Ten browser sessions at once against one `streamlit run`: tests/browser/
+test_browser_many_users.py.
 """
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import json
 import pkgutil
 import re
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -23,31 +22,13 @@ from core.trainer import MODELS, TrainConfig
 from playground import session_file as sf
 from playground import state, training
 from playground.state import Corpus
-
-APP = Path(__file__).resolve().parents[1] / "app.py"
-PAGES = ["pages/corpus.py", "pages/merges.py", "pages/compare.py", "pages/inspect.py"]
-
-
-def new_app() -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=180)
-    at.run()
-    assert not at.exception
-    return at
+from tests.app.conftest import INSPECT_TABS, goto, new_app, paste, train
+from tests.support import PAGES
 
 
 def paste_and_train(at: AppTest, text: str) -> AppTest:
-    at.text_area(key="corpus_paste").input(text)
-    at.button(key="corpus_use_paste").click().run()
-    at.button(key="corpus_train").click().run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
-    return at
-
-
-def goto(at: AppTest, page: str, tab: str | None = None) -> AppTest:
-    if tab is not None:
-        at.session_state["inspect_tab" if "inspect" in page else "compare_tab"] = tab
-    at.switch_page(page).run()
-    assert not at.exception, (page, at.exception)
+    at = train(paste(at, text))
+    assert not at.error, [e.value for e in at.error]
     return at
 
 
@@ -205,7 +186,7 @@ def test_no_module_state_changes_while_sessions_run():
         at = paste_and_train(new_app(), text)
         for page in PAGES[1:]:
             goto(at, page)
-        for tab in ("Pipeline", "Walk a word", "Vocabulary", "Export & import", "Session"):
+        for tab in INSPECT_TABS:
             goto(at, "pages/inspect.py", tab)
         raw = sf.dump_session(sf.current_session(at.session_state))
         sf.parse_session(raw)
@@ -223,55 +204,3 @@ def test_module_level_mutables_are_listed():
             items = value.values() if isinstance(value, dict) else value
             assert not any(isinstance(v, (_C, _R)) for v in items), f"{module.__name__}.{name} holds session data"
             print(f"{module.__name__}.{name}: {type(value).__name__} of {len(value)}")
-
-
-# ================================================================ ten browsers at once
-
-LETTERS = "abcdefghijklmnopqrst"
-
-
-@pytest.mark.browser
-def test_ten_sessions_training_at_once_each_see_their_own(browser, app_url):
-    """Ten browser contexts (ten Streamlit sessions) paste different corpora and train at the same
-    time; each Merges page shows its own first merge, and none shows another's."""
-    from playwright.sync_api import expect
-    slow = 180_000
-    pairs = [LETTERS[2 * i] + LETTERS[2 * i + 1] for i in range(10)]
-    contexts, pages = [], []
-    try:
-        for _ in pairs:
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
-            contexts.append(context)
-            page = context.new_page()
-            page.set_default_timeout(slow)
-            page.goto(app_url, wait_until="commit")
-            pages.append(page)
-        for page, pair in zip(pages, pairs):
-            page.get_by_role("tab", name="Paste").click()
-            # the pair is the most frequent by far: it is every session's first merge
-            page.get_by_role("textbox", name="Text", exact=True).fill(" ".join([pair * 3] * 6 + ["xyz"]))
-            page.get_by_role("button", name="Use this text").click()
-        for page in pages:
-            page.get_by_text("Current corpus: Pasted text").wait_for(timeout=slow)
-            _settle(page, slow)
-        for page in pages:   # all ten press Train before any is checked
-            page.get_by_role("button", name="Train all three").click()
-        for page in pages:
-            page.get_by_text("Trained all three").wait_for(timeout=slow)
-            _settle(page, slow)
-        for page in pages:
-            page.get_by_test_id("stSidebarNav").get_by_role("link", name="Merges").click()
-        for page, pair in zip(pages, pairs):
-            sentence = page.locator(".mg-sentence").first
-            expect(sentence).to_contain_text(f"the first merge will be ({pair[0]}, {pair[1]})", timeout=slow)
-            text = page.get_by_test_id("stMain").inner_text()
-            others = [p for p in pairs if p != pair and p * 3 in text]
-            assert not others, f"session {pair} shows another session's corpus: {others}"
-    finally:
-        for context in contexts:
-            context.close()
-
-
-def _settle(page, timeout: int) -> None:
-    page.wait_for_timeout(300)
-    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=timeout)

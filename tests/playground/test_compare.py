@@ -17,10 +17,9 @@ from core.trainer import TrainConfig, train
 from playground import compare
 from playground.spans import (INVISIBLE, PALETTE, render_boundaries, render_tokens, show_invisible,
                               show_whitespace)
+from tests.support import HTML_PAYLOAD as ALL_PAYLOADS
+from tests.support import HTML_PAYLOADS as PAYLOADS
 
-PAYLOADS = ['<img src=x onerror=alert(1)>', '<script>alert(1)</script>', '<svg onload=alert(1)>',
-            '<iframe srcdoc="<script>alert(1)</script>">', '"><b>x</b>']
-ALL_PAYLOADS = " ".join(PAYLOADS)
 OUR_TAGS = {"div", "/div", "span", "/span", "table", "/table", "thead", "/thead", "tbody", "/tbody",
             "tr", "/tr", "th", "/th", "td", "/td", "b", "/b"}
 PRETRAINED = pretrained_names()

@@ -1,9 +1,9 @@
 """The trainers (core/trainer.py) against the seeds, a naive reference, and Hugging Face `tokenizers`.
 
-- The seeds' worked examples (../shared/contract/check-seeds), at the trainer level, exactly.
-- The tie-key trap of REFERENCES.md (`abcbc`x3, `acbbc`x3 under `first`).
+- The seeds' worked examples (their printed merges and vocabularies), at the trainer level, exactly.
+- The tie-key trap of docs/references.md (`abcbc`x3, `acbbc`x3 under `first`).
 - Property: on small generated corpora every trainer, end-of-word mode, score and tie rule gives
-  the same steps as tests/reference.py (the seeds' recount-everything loop).
+  the same steps as core/reference.py (the seeds' recount-everything loop).
 - Byte-level BPE with tie_break="hf" is HF BpeTrainer merge for merge and id for id on two
   corpora of more than 2 MB; `suffix` BPE and WordPiece `frequency` rank pairs as HF does.
 - Bad input raises the typed errors with a one-line message; traces keep their invariants.
@@ -14,29 +14,26 @@ import json
 import os
 import random
 import re
-import sys
 from fractions import Fraction
 from functools import lru_cache
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-sys.path.insert(0, os.path.dirname(__file__))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from core.corpora import emoji_list, jieba_words, kjv_text, mixed_text
+from core.corpus import WordCounts, count_words
+from core.errors import ConfigError, CorpusError
+from core.reference import reference_train
+from core.trainer import TrainConfig, train
 
-from core.corpus import WordCounts, count_words  # noqa: E402
-from core.errors import ConfigError, CorpusError  # noqa: E402
-from core.trainer import TrainConfig, train  # noqa: E402
-from reference import emoji_list, jieba_words, kjv_text, mixed_text, reference_train  # noqa: E402
-
-LINE_BREAK = re.compile(r"\r\n|\r|\n")  # CLI.md's line ends
+LINE_BREAK = re.compile(r"\r\n|\r|\n")  # a line ends at \r\n, \r or \n (docs/cli.md)
 
 
 def steps_of(trace):
     return [(s.pair, s.token, s.id, s.count, s.score, s.tied) for s in trace.steps]
 
 
-# ---------------------------------------------------------------- the seeds (check-seeds, trainer level)
+# ---------------------------------------------------------------- the seeds (their worked examples, trainer level)
 
 S000 = "highest higher lower lowest cooler coolest"
 S001 = "\n".join(["This is the Hugging Face Course.", "This chapter is about tokenization.",
@@ -121,7 +118,7 @@ def test_seed_004_wordpiece_with_unk():
 
 
 def test_first_rule_uses_the_current_first_occurrence():
-    """REFERENCES.md's trap: a tie key frozen at first sight picks (c, b) at merge 4; the seeds
+    """docs/references.md's trap: a tie key frozen at first sight picks (c, b) at merge 4; the seeds
     pick (a, c), because (c, b) no longer occurs in `abcbc` once `abc` + `bc` are merged."""
     wc = WordCounts(("abcbc", "acbbc"), (3, 3))
     tr = train(wc, TrainConfig(model="bpe", vocab_size=100, tie_break="first"))
@@ -229,7 +226,7 @@ def hf_bpe(lines, vocab_size, min_frequency=0, special_tokens=()):
 def mixed_corpus() -> str:
     """About 2.1 MB: the first half of the KJV with Chinese words from jieba's dictionary and emoji
     (modifiers, ZWJ sequences and flags included) mixed in, as separate words and glued to English
-    words (tests/reference.py's mixed_text)."""
+    words (core/corpora.py's mixed_text)."""
     return mixed_text(2_100_001)
 
 

@@ -4,33 +4,21 @@ escaping of corpus text. Pixels and keys are the browser tests' job (test_browse
 import html
 import re
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.trainer import MODELS
 from playground import state, stepper
+from tests.app.conftest import new_app, trained_app
+from tests.support import APP
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
 PAGE = "pages/merges.py"
-
-
-def new_app() -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=90)
-    at.run()
-    assert not at.exception
-    return at
 
 
 def trained(key: str) -> AppTest:
     """A session with preset `key` loaded and trained through the Corpus page, on the Merges page."""
-    at = new_app()
-    at.selectbox(key="corpus_preset").set_value(key)
-    at.button(key="corpus_load_preset").click().run()
-    at.button(key="corpus_train").click().run()
-    assert not at.exception and state.get_results(at.session_state) is not None
-    return run(at.switch_page(PAGE))
+    return run(trained_app(key).switch_page(PAGE))
 
 
 def run(target) -> AppTest:

@@ -3,7 +3,6 @@ first-appearance order, and a local-mode Spark job writes the same table."""
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -11,7 +10,8 @@ from core.corpus import WordCounts, count_words, read_word_count_table
 from core.errors import CorpusError
 from core.scale import combine_tables, count_files, count_partition, read_chunks, reduce_counts
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support import ROOT
+
 TEXT = ("the cat sat\r\non the mat\rthe end\n\nmat 我喜欢 cat\u2028dog\n" * 50) + "tail words"
 
 

@@ -1,69 +1,11 @@
-"""The three encoders against the seeds' own code (written out again here as references), their
+"""The three encoders against the seeds' own code (core/reference.py), their
 differences shown on a trained vocabulary, offsets, unknown tokens and decoding."""
 from hypothesis import given, settings, strategies as st
 
 from core.corpus import WordCounts, count_words
 from core.encoders import TrainedTokenizer, units_of_token, join_units
+from core.reference import UNK, greedy_reference, longest_match_reference, merges_reference
 from core.trainer import TrainConfig, train
-
-UNK = "[UNK]"
-
-
-# ---------------------------------------------------------------- the seeds' encoders, as references
-
-def merges_reference(units: list[str], merges, model: str) -> list[str]:
-    """Seed 004's tokenize(): every merge in the order learned, over the split, left to right."""
-    split = list(units)
-    for a, b in merges:
-        i = 0
-        while i < len(split) - 1:
-            if split[i] == a and split[i + 1] == b:
-                merged = a + b[2:] if model == "wordpiece" else a + b
-                split = split[:i] + [merged] + split[i + 2:]
-            else:
-                i += 1
-    return split
-
-
-def greedy_reference(units: tuple, sorted_tokens: list[tuple], unknown=UNK) -> list[tuple]:
-    """Seed 002's tokenize_word() over units, matching literally, an unmatched piece -> unknown."""
-    if not units:
-        return []
-    if not sorted_tokens:
-        return [unknown]
-    for i, token in enumerate(sorted_tokens):
-        positions, j = [], 0
-        while j <= len(units) - len(token):
-            if units[j:j + len(token)] == token:
-                positions.append(j)
-                j += len(token)
-            else:
-                j += 1
-        if not positions:
-            continue
-        out, start = [], 0
-        for p in positions:
-            out += greedy_reference(units[start:p], sorted_tokens[i + 1:], unknown)
-            out.append(token)
-            start = p + len(token)
-        return out + greedy_reference(units[start:], sorted_tokens[i + 1:], unknown)
-    return [unknown]
-
-
-def longest_match_reference(word: str, vocab, prefix="##") -> list[str]:
-    """Seed 004's WordPiece tokenize() for one word."""
-    tokens = []
-    while len(word) > 0:
-        i = len(word)
-        while i > 0 and word[:i] not in vocab:
-            i -= 1
-        if i == 0:
-            return [UNK]
-        tokens.append(word[:i])
-        word = word[i:]
-        if len(word) > 0:
-            word = f"{prefix}{word}"
-    return tokens
 
 
 def trained(corpus_words, model, vocab_size, **kw):

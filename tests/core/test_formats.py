@@ -40,7 +40,7 @@ def test_saved_tokenizer_json_encodes_like_us_in_hf(config, tmp_path):
     path = tmp_path / "tokenizer.json"
     save_tokenizer(tok, path)
     hf = Tokenizer.from_file(str(path))
-    hf.encode_special_tokens = True   # CLI.md: text that spells a special token is ordinary text
+    hf.encode_special_tokens = True   # docs/cli.md: text that spells a special token is ordinary text
     for text in (MIXED, CORPUS):
         ours = tok.encode(text)
         theirs = hf.encode(text, add_special_tokens=False)

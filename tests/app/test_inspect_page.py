@@ -2,7 +2,6 @@
 are found by key, imports and sessions go through the uploaders, a bad file changes nothing, and
 user text never reaches the page's HTML unescaped. Pixels are the browser test's job."""
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -14,26 +13,11 @@ from core.trainer import MODELS
 from playground import session_file as sf
 from playground import state
 from playground.inspect import export_files
+from tests.app.conftest import INSPECT_TABS, new_app, trained_app
+from tests.support import PAYLOADS
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
-TABS = ["Pipeline", "Walk a word", "Vocabulary", "Export & import", "Session"]
-PAYLOAD = "<img src=x onerror=alert(1)>"
+PAYLOAD = PAYLOADS[0]
 
-
-def new_app() -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    at.run()
-    assert not at.exception
-    return at
-
-
-def trained_app(preset: str = "seed-004") -> AppTest:
-    at = new_app()
-    at.selectbox(key="corpus_preset").set_value(preset)
-    at.button(key="corpus_load_preset").click().run()
-    at.button(key="corpus_train").click().run()
-    assert not at.exception and state.get_results(at.session_state) is not None
-    return at
 
 
 def inspect(at: AppTest, tab: str = "Pipeline") -> AppTest:
@@ -59,7 +43,7 @@ def keys(widgets) -> set:
     return {w.key for w in widgets}
 
 
-@pytest.mark.parametrize("tab", TABS)
+@pytest.mark.parametrize("tab", INSPECT_TABS)
 def test_every_tab_runs_without_trained_results(tab):
     at = inspect(new_app(), tab)
     assert at.title[0].value == "Inspect"
@@ -87,9 +71,9 @@ def test_pretrained_bert_pipeline_without_results_is_seed_004s():
     assert any("tokenizer trained here" in i.value for i in at.info)
 
 
-@pytest.mark.parametrize("tab", TABS)
+@pytest.mark.parametrize("tab", INSPECT_TABS)
 def test_every_tab_runs_with_trained_results(tab):
-    at = inspect(trained_app(), tab)
+    at = inspect(trained_app("seed-004"), tab)
     assert at.selectbox(key="inspect_tokenizer").value == "trained:bbpe"
     assert {"inspect_tokenizer", "inspect_encoder"} <= keys(at.selectbox)
     assert at.radio(key="inspect_at").value == "final"
@@ -105,7 +89,7 @@ def test_every_tab_runs_with_trained_results(tab):
 
 
 def test_walk_a_typed_word_through_every_encoder():
-    at = open_tab(inspect(trained_app()), "Walk a word")
+    at = open_tab(inspect(trained_app("seed-004")), "Walk a word")
     at.selectbox(key="inspect_tokenizer").set_value("trained:bpe").run()
     at.text_input(key="inspect_walk_word").input("newest").run()
     codes = [c.value for c in at.code]
@@ -121,7 +105,7 @@ def test_walk_a_typed_word_through_every_encoder():
 
 
 def test_vocabulary_search_partial_filter_and_merge_tree():
-    at = open_tab(inspect(trained_app()), "Vocabulary")
+    at = open_tab(inspect(trained_app("seed-004")), "Vocabulary")
     at.text_input(key="inspect_vocab_query").input("es").run()
     tokens = set(at.dataframe[0].value["token"])
     assert {"es", "est"} <= tokens and all("es" in t.lower() or "es" in t for t in tokens)
@@ -135,7 +119,7 @@ def test_vocabulary_search_partial_filter_and_merge_tree():
 
 
 def test_step_view_uses_the_merges_pages_step():
-    at = trained_app()
+    at = trained_app("seed-004")
     state.set_step("bpe", 1, at.session_state)
     at = inspect(at)
     at.selectbox(key="inspect_tokenizer").set_value("trained:bpe").run()
@@ -150,7 +134,7 @@ def _upload(at, key, files):
 
 
 def test_import_tokenizer_files_then_inspect_them():
-    at = trained_app()
+    at = trained_app("seed-004")
     wp = TrainedTokenizer.from_trace(state.get_results(at.session_state).wordpiece)
     bb = TrainedTokenizer.from_trace(state.get_results(at.session_state).bbpe)
     files = export_files(bb)
@@ -165,7 +149,7 @@ def test_import_tokenizer_files_then_inspect_them():
     _upload(at, "inspect_import_files", [("wordpiece.json", export_files(wp)["tokenizer.json"].encode(), "application/json")])
     at.button(key="inspect_import").click().run()
     assert list(state.get_imported(at.session_state)) == ["vocab", "wordpiece"]
-    for tab in TABS:
+    for tab in INSPECT_TABS:
         open_tab(at, tab)
     open_tab(at, "Walk a word")
     assert len(at.code) == 3     # an imported playground tokenizer.json walks like a trained one
@@ -181,7 +165,7 @@ def test_import_tokenizer_files_then_inspect_them():
     ("merges.txt", b"#version: 0.2\na b\n"),                                     # half a pair
 ])
 def test_a_corrupt_tokenizer_file_is_refused_and_nothing_is_lost(name, content):
-    at = open_tab(inspect(trained_app()), "Export & import")
+    at = open_tab(inspect(trained_app("seed-004")), "Export & import")
     results = state.get_results(at.session_state)
     _upload(at, "inspect_import_files", [(name, content, "application/octet-stream")])
     at.button(key="inspect_import").click().run()
@@ -197,7 +181,7 @@ def _snapshot(at):
 
 
 def test_session_save_then_load_into_a_fresh_app():
-    at = trained_app()
+    at = trained_app("seed-004")
     state.set_step("wordpiece", 3, at.session_state)
     at = open_tab(inspect(at), "Session")
     raw = sf.dump_session(sf.current_session(at.session_state))   # what the Save button's callable returns
@@ -224,7 +208,7 @@ def test_session_save_then_load_into_a_fresh_app():
                                      bytes(range(256)), b'{"format": "tokenizer-playground-session", "version": 99}',
                                      b'{"model": {"type": "BPE"}}', b"[]"])
 def test_a_broken_session_file_is_refused_and_the_session_stays(content):
-    at = open_tab(inspect(trained_app()), "Session")
+    at = open_tab(inspect(trained_app("seed-004")), "Session")
     before = _snapshot(at)
     _upload(at, "inspect_session_file", ("bad.json", content, "application/json"))
     at.button(key="inspect_load_session").click().run()
@@ -236,7 +220,7 @@ def test_a_broken_session_file_is_refused_and_the_session_stays(content):
 
 
 def test_user_text_never_reaches_html_unescaped():
-    at = inspect(trained_app())
+    at = inspect(trained_app("seed-004"))
     at.text_area(key="inspect_text").input(f"low {PAYLOAD} <script>alert(1)</script> newest").run()
     at.text_input(key="inspect_pair").input(PAYLOAD).run()
     assert not at.exception
@@ -246,7 +230,7 @@ def test_user_text_never_reaches_html_unescaped():
         assert "<img" not in body and "<script" not in body, body[:300]
         assert set(re.findall(r"<(/?\w+)", body)) <= {"style", "/style", "div", "/div", "span", "/span"}
     assert any("&lt;img" in b for b in bodies)
-    for tab in TABS[1:]:
+    for tab in INSPECT_TABS[1:]:
         open_tab(at, tab)
         for body in html_bodies(at):
             assert "<img" not in body and "<script" not in body
@@ -262,7 +246,7 @@ def test_imported_token_strings_never_reach_html_unescaped():
     at.button(key="inspect_import").click().run()
     assert not at.exception and at.success
     at.text_area(key="inspect_text").input(f"{PAYLOAD} <img/src=x/onerror=alert(1)>").run()
-    for tab in TABS:
+    for tab in INSPECT_TABS:
         open_tab(at, tab)
         for body in html_bodies(at):
             assert "<img" not in body, body[:300]
