@@ -1,64 +1,28 @@
 """The running app in Chromium: every page renders, a preset loads and trains, an upload works.
 
 Screenshots land in tests/screenshots/ (look at them: a blank or broken page is a failure that
-these assertions may not catch). One Streamlit server serves the whole session (conftest.py).
+these assertions may not catch). One Streamlit server serves the whole session (conftest.py, which also holds the helpers).
 """
 import re
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import go_to, main, pick, rerun, snap, train, upload
+
 pytestmark = pytest.mark.browser
-
-
-def pick(page, label: str, option: str) -> None:
-    """Choose an option of a Streamlit selectbox by its label."""
-    page.get_by_role("combobox", name=label).click()
-    page.get_by_role("option", name=option).first.click()
-
-
-def go_to(page, title: str) -> None:
-    """Switch page through the sidebar navigation (keeps the session, unlike a new URL)."""
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
-    page.get_by_role("heading", name=title, exact=True).first.wait_for()
-    settle(page)
-
-
-def settle(page) -> None:
-    """Wait until Streamlit has finished the current run (the app root says so in an attribute)."""
-    page.wait_for_timeout(250)
-    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=60_000)
-
-
-def snap(page, path, whole: bool = True) -> None:
-    """Screenshot; `whole` grows the window to the page's height first (Streamlit scrolls inside
-    its main block, so Playwright's full_page alone would show only the viewport)."""
-    page.mouse.move(5, 995)   # no hover tooltips in the picture
-    size = page.viewport_size
-    if whole:
-        height = page.evaluate("document.querySelector('[data-testid=stMainBlockContainer]').scrollHeight")
-        page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(height + 150, 8000))})
-        page.wait_for_timeout(400)
-    page.screenshot(path=path)
-    page.set_viewport_size(size)
-
-
-def main(page):
-    return page.get_by_test_id("stMain")
 
 
 def test_preset_train_and_every_page(page, screenshot_dir):
     pick(page, "Preset", "Seed 000 · highest higher lower… (BPE with </w>)")
-    page.get_by_role("button", name="Load preset").click()
-    page.get_by_text("Current corpus: Seed 000").wait_for()
-    settle(page)
+    with rerun(page):
+        page.get_by_role("button", name="Load preset").click()
+    expect(main(page)).to_contain_text("Current corpus: Seed 000")
     # statistics of "highest higher lower lowest cooler coolest"
     expect(page.get_by_test_id("stMetricValue")).to_have_text(["42", "42", "6", "6", "11"])
     snap(page, screenshot_dir / "corpus-loaded.png")
 
-    page.get_by_role("button", name="Train all three").click()
-    page.get_by_text("Trained all three").wait_for()
-    settle(page)
+    train(page)
     sidebar = page.get_by_test_id("stSidebar")
     sidebar.get_by_text(re.compile(r"BPE: 5 merges, 17 tokens")).first.wait_for()
     expect(main(page)).to_contain_text("Trained tokenizers")   # the table is a canvas: see the screenshot
@@ -83,12 +47,11 @@ def test_upload_word_count_table(page, screenshot_dir, tmp_path):
     table = tmp_path / "seed004.csv"
     table.write_text("word,count\r\nlow,5\r\nlower,2\r\nnewest,6\r\nwidest,3\r\n", encoding="utf-8")
     page.get_by_role("tab", name="Upload").click()
-    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(table))
+    upload(page, str(table))
     page.get_by_text("seed004.csv").first.wait_for()
-    settle(page)
-    page.get_by_role("button", name="Use this file").click()
+    with rerun(page):
+        page.get_by_role("button", name="Use this file").click()
     page.get_by_text("Current corpus: seed004.csv").wait_for()
-    settle(page)
     # 79 characters, 79 bytes, 16 words in all, 4 unique, alphabet of 10
     expect(page.get_by_test_id("stMetricValue")).to_have_text(["79", "79", "16", "4", "10"])
     snap(page, screenshot_dir / "corpus-upload.png")
@@ -96,9 +59,9 @@ def test_upload_word_count_table(page, screenshot_dir, tmp_path):
 
 def test_empty_paste_shows_an_error(page, screenshot_dir):
     page.get_by_role("tab", name="Paste").click()
-    page.get_by_role("button", name="Use this text").click()
+    with rerun(page):
+        page.get_by_role("button", name="Use this text").click()
     expect(page.get_by_test_id("stAlertContentError")).to_contain_text("empty")
-    settle(page)
     expect(main(page)).to_contain_text("No corpus yet")
     # the message did not reset the tabs: the Paste tab is still the one shown
     expect(page.get_by_role("button", name="Use this text")).to_be_visible()

@@ -8,35 +8,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import WAIT, go_to, idle, intervals, load_preset, rerun, snap, train
+
 pytestmark = pytest.mark.browser
 
-WIDE = {"width": 1280, "height": 900}    # a projector
-WAIT = 60_000                            # two shared cores: Streamlit runs can be slow
-
-
-@pytest.fixture
-def tab(browser, app_url):
-    """A fresh session in a 1280-pixel window; opens `app_url + path` with .open(path)."""
-    context = browser.new_context(viewport=WIDE, color_scheme="light")
-    page = context.new_page()
-    page.set_default_timeout(WAIT)
-    dialogs = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    page.dialogs = dialogs
-
-    def open_(path: str = "") -> None:
-        page.goto(app_url + path)
-        settle(page)
-    page.open = open_
-    try:
-        yield page
-    finally:
-        context.close()
-
-
-def settle(page) -> None:
-    page.wait_for_timeout(300)
-    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=WAIT)
+VIEWPORT = {"width": 1280, "height": 900}    # a projector (conftest's `tab` fixture opens this size)
 
 
 def sentence(page, n: int = 0):
@@ -49,8 +25,9 @@ def expect_step(page, k: int, of: int) -> None:
 
 
 def key(page, name: str) -> None:
-    page.keyboard.press(name)
-    settle(page)
+    """Press a shortcut key and wait until the run it causes has finished."""
+    with rerun(page):
+        page.keyboard.press(name)
 
 
 def unfocus(page) -> None:
@@ -67,34 +44,18 @@ def no_overflow(page) -> None:
     assert widths[0] <= widths[1] and widths[2] <= widths[3], widths
 
 
-def snap(page, path) -> None:
-    page.mouse.move(5, WIDE["height"] - 5)
-    height = page.evaluate("document.querySelector('[data-testid=stMainBlockContainer]').scrollHeight")
-    page.set_viewport_size({"width": WIDE["width"], "height": max(WIDE["height"], min(height + 150, 6000))})
-    page.wait_for_timeout(800)
-    page.screenshot(path=path)
-    page.set_viewport_size(WIDE)
-
-
 def train_preset(page, label: str) -> None:
-    page.get_by_role("combobox", name="Preset").click()
-    page.get_by_role("option", name=label).first.click()
-    page.get_by_role("button", name="Load preset").click()
-    settle(page)
-    page.get_by_role("button", name="Train all three").click()
-    page.get_by_text("Trained all three").wait_for(timeout=WAIT)
-    settle(page)
+    load_preset(page, label)
+    train(page)
 
 
 def to_merges(page) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Merges").click()
-    page.get_by_role("heading", name="Merges", exact=True).first.wait_for()
-    settle(page)
+    go_to(page, "Merges")
 
 
 def test_keyboard_shortcuts_step_through_seed_000(tab, screenshot_dir):
     tab.open()
-    train_preset(tab, "Seed 000 · highest higher lower… (BPE with </w>)")
+    train_preset(tab, "Seed 000")
     to_merges(tab)
     expect_step(tab, 0, 5)
     unfocus(tab)
@@ -112,6 +73,7 @@ def test_keyboard_shortcuts_step_through_seed_000(tab, screenshot_dir):
     key(tab, "Home")
     expect_step(tab, 0, 5)
     key(tab, "ArrowRight")
+    expect_step(tab, 1, 5)
     key(tab, "ArrowRight")
     expect_step(tab, 2, 5)
     # projector: large text, nothing wider than the window
@@ -125,17 +87,24 @@ def test_keyboard_shortcuts_step_through_seed_000(tab, screenshot_dir):
 
 
 def test_space_plays_and_pauses(tab):
-    tab.open("/merges?preset=seed-001&tokenizer=bbpe&step=2&speed=0.5")
-    expect_step(tab, 2, 23)
+    """200 steps at half a second each: autoplay cannot reach the end while the test looks (it
+    would need 100 s), however slow the machine, so "Pause" is there to be seen."""
+    tab.open("/merges?preset=english&tokenizer=bbpe&step=2&speed=0.5")
+    expect_step(tab, 2, 200)
+    assert intervals(tab).count(500) == 0                                  # no autoplay timer yet
     unfocus(tab)
     key(tab, "Space")
     expect(tab.get_by_role("button", name=re.compile("^Pause"))).to_be_visible(timeout=WAIT)
-    expect(sentence(tab)).to_contain_text(re.compile(r"Step ([4-9]|1\d|2[0-3]) of 23"), timeout=WAIT)
-    key(tab, "Space")
+    expect(sentence(tab)).not_to_contain_text(re.compile(r"Step [23] of"), timeout=WAIT)   # it moves on
+    expect(sentence(tab)).to_contain_text(re.compile(r"Step \d+ of 200"), timeout=WAIT)
+    tab.keyboard.press("Space")
     expect(tab.get_by_role("button", name=re.compile("^Play"))).to_be_visible(timeout=WAIT)
-    stopped = sentence(tab).inner_text()
-    tab.wait_for_timeout(2000)
-    assert sentence(tab).inner_text() == stopped
+    # paused: the autoplay timer is gone, so nothing moves the step any more
+    tab.wait_for_function("() => !window.__intervals().includes(500)", timeout=WAIT)
+    idle(tab)
+    stopped = int(re.search(r"Step (\d+) of", sentence(tab).inner_text()).group(1))
+    assert 4 <= stopped < 200
+    expect_step(tab, stopped, 200)
 
 
 def test_links_reopen_the_view(tab, screenshot_dir):
@@ -177,16 +146,17 @@ def test_corpus_text_never_runs(tab, screenshot_dir):
     tab.get_by_role("tab", name="Paste").click()
     payload = "<script>alert(1)</script> <img src=x onerror=alert(2)> <b>bold</b>\n" * 3
     tab.get_by_role("textbox", name="Text").fill(payload)
-    tab.get_by_role("button", name="Use this text").click()
-    settle(tab)
-    tab.get_by_role("button", name="Train all three").click()
-    tab.get_by_text("Trained all three").wait_for(timeout=WAIT)
-    settle(tab)
+    with rerun(tab):
+        tab.get_by_role("button", name="Use this text").click()
+    expect(tab.get_by_text("Current corpus: Pasted text")).to_be_visible()
+    train(tab)
     to_merges(tab)
+    expect(sentence(tab)).to_contain_text("Step 0 of")
+    total = int(re.search(r"of (\d+)", sentence(tab).inner_text()).group(1))
     unfocus(tab)
-    for _ in range(3):
+    for k in range(1, 4):
         key(tab, "ArrowRight")
-    expect_step(tab, 3, int(re.search(r"of (\d+)", sentence(tab).inner_text()).group(1)))
+        expect_step(tab, k, total)
     expect(tab.locator(".tp-tokens")).to_contain_text("<script>", timeout=WAIT)      # shown as text
     assert tab.locator("img[src='x']").count() == 0 and tab.locator(".tp-tokens b").count() == 0
     assert not tab.dialogs
@@ -209,7 +179,7 @@ def test_a_link_as_a_new_servers_first_visit_goes_through_the_app(browser, tmp_p
     new server whose first visitor opens a link would run pages/merges.py alone (file names as
     navigation, no sidebar). Each page reruns through app.py then (playground.startup.through_app).
     A projector-sized window, so the control rows wrap rather than cut their labels."""
-    from conftest import serve_app
+    from tests.browser.conftest import serve_app
     with serve_app(tmp_path / "server.log") as url:
         context = browser.new_context(viewport={"width": 1024, "height": 768}, color_scheme="light")
         try:

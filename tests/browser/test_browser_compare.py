@@ -3,7 +3,7 @@ its panel, a tokenizer that cannot encode shows a message, and pasted HTML stays
 dialog fires, the text shows literally) on every path.
 
 Screenshots go to tests/screenshots/compare-*.png: look at them (a blank or garbled page is a
-failure these assertions may miss). One Streamlit server for the session (conftest.py).
+failure these assertions may miss). One Streamlit server for the session (conftest.py, with the helpers).
 """
 import re
 
@@ -11,62 +11,36 @@ import pytest
 from playwright.sync_api import expect
 
 from playground.compare import SAMPLES
+from tests.browser.conftest import WAIT, go_to, load_preset, main, pick, rerun, snap, train
+from tests.support import HTML_PAYLOAD as PAYLOADS
 
 pytestmark = pytest.mark.browser
-
-PAYLOADS = ('<img src=x onerror=alert(1)> <script>alert(1)</script> <svg onload=alert(1)> '
-            '<iframe srcdoc="<script>alert(1)</script>"> "><b>x</b>')
-SLOW = 120_000   # two cores shared with other test runs
-
-
-def settle(page) -> None:
-    page.wait_for_timeout(300)
-    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=SLOW)
-
-
-def go_to(page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
-    page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=SLOW)
-    settle(page)
-
-
-def snap(page, path, whole: bool = True) -> None:
-    page.mouse.move(5, 995)
-    size = page.viewport_size
-    if whole:
-        height = page.evaluate("document.querySelector('[data-testid=stMainBlockContainer]').scrollHeight")
-        page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(height + 150, 8000))})
-        page.wait_for_timeout(500)
-    page.screenshot(path=path)
-    page.set_viewport_size(size)
-
 
 def panel(page, key: str):
     return page.locator(f'.tp-panel[data-tokenizer="{key}"]')
 
 
 def train_english(page) -> None:
-    page.get_by_role("combobox", name="Preset").click()
-    page.get_by_role("option", name="Sample · English prose").first.click()
-    page.get_by_role("button", name="Load preset").click()
-    page.get_by_text("Current corpus: Sample · English prose").wait_for(timeout=SLOW)
-    settle(page)
-    page.get_by_role("button", name="Train all three").click()
-    page.get_by_text("Trained all three").wait_for(timeout=SLOW)
-    settle(page)
+    load_preset(page, "Sample · English prose")
+    train(page)
 
 
 def set_text(page, text: str) -> None:
     box = page.get_by_role("textbox", name="Text", exact=True)
     box.fill(text)
-    box.press("Control+Enter")
-    settle(page)
+    with rerun(page):
+        box.press("Control+Enter")
+
+
+def click(page, locator) -> None:
+    """Click a control that reruns the script (radio, toggle, tab) and wait for that run."""
+    with rerun(page):
+        locator.click()
 
 
 def no_injected_markup(page) -> None:
-    main = page.get_by_test_id("stMain")
     for selector in ("img[src=x]", "svg[onload]", "iframe", "script", "b:text-is('x')"):
-        expect(main.locator(selector)).to_have_count(0)
+        expect(main(page).locator(selector)).to_have_count(0)
 
 
 def test_pretrained_panels_and_hover(page, screenshot_dir):
@@ -74,21 +48,17 @@ def test_pretrained_panels_and_hover(page, screenshot_dir):
     expect(page.get_by_test_id("stMain")).to_contain_text("Nothing trained yet")
     keys = ["pretrained:gpt2", "pretrained:cl100k_base", "pretrained:o200k_base", "pretrained:bert-base-uncased"]
     for key in keys:
-        expect(panel(page, key).locator(".tp-t").first).to_be_visible(timeout=SLOW)
-    # the reference ids for "Hello, world!" (REFERENCES.md) in the header counts and the ids view
+        expect(panel(page, key).locator(".tp-t").first).to_be_visible(timeout=WAIT)
+    # the reference ids for "Hello, world!" (docs/references.md) in the header counts and the ids view
     set_text(page, "Hello, world!")
     expect(panel(page, "pretrained:gpt2").locator(".tp-count")).to_have_text("4 tokens")
-    page.get_by_role("radio", name="Ids").click()
-    settle(page)
+    click(page, page.get_by_role("radio", name="Ids"))
     expect(panel(page, "pretrained:gpt2").locator(".tp-t")).to_have_text(["15496", "11", "995", "0"])
     expect(panel(page, "pretrained:o200k_base").locator(".tp-t")).to_have_text(["13225", "11", "2375", "0"])
     expect(panel(page, "pretrained:bert-base-uncased").locator(".tp-t")).to_have_text(["7592", "1010", "2088", "999"])
-    page.get_by_role("radio", name="Tokens").click()
-    settle(page)
+    click(page, page.get_by_role("radio", name="Tokens"))
 
-    page.get_by_role("combobox", name="Sample").click()
-    page.get_by_role("option", name="Emoji (ZWJ, flags, skin tones)").click()
-    settle(page)
+    pick(page, "Sample", "Emoji (ZWJ, flags, skin tones)")
     gpt2 = panel(page, "pretrained:gpt2")
     # partial UTF-8 shows as bytes, never as the replacement character
     expect(gpt2.locator(".tp-bytes").first).to_be_visible()
@@ -106,40 +76,36 @@ def test_pretrained_panels_and_hover(page, screenshot_dir):
     assert re.match(rf"id {repeated} · '.*' · bytes [0-9A-F ]+", title), title
     gpt2.scroll_into_view_if_needed()
     tokens.nth(first).hover()
-    page.wait_for_timeout(300)
     outline = "e => getComputedStyle(e).outlineStyle"
+    page.wait_for_function(f"e => ({outline})(e) === 'solid'", arg=tokens.nth(second).element_handle())
     assert tokens.nth(second).evaluate(outline) == "solid"
     assert tokens.nth(other).evaluate(outline) == "none"
     gpt2.screenshot(path=screenshot_dir / "compare-hover.png")
 
     # grouped: the bytes of each emoji drawn as whole characters
-    page.get_by_text("Group bytes").click()
-    settle(page)
+    click(page, page.get_by_text("Group bytes"))
     expect(gpt2.locator(".tp-bytes")).to_have_count(0)
     assert "👍" in gpt2.inner_text()
 
 
 def test_trained_error_panel_boundaries_encoders_and_payloads(page, screenshot_dir):
-    dialogs = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    dialogs = page.dialogs   # conftest's tab records them
     train_english(page)
     go_to(page, "Compare")
-    main = page.get_by_test_id("stMain")
-    expect(main).to_contain_text("Trained on: Sample · English prose")
+    expect(main(page)).to_contain_text("Trained on: Sample · English prose")
     expect(page.locator(".tp-panel .tp-name")).to_have_text(
-        ["Byte-level BPE · merges", "GPT-2", "o200k_base (GPT-4o)", "BERT base uncased"], timeout=SLOW)
+        ["Byte-level BPE · merges", "GPT-2", "o200k_base (GPT-4o)", "BERT base uncased"], timeout=WAIT)
     snap(page, screenshot_dir / "compare-trained.png")
 
     # greedy cannot cover what the training segmentation never had: a message in its own panel
     page.get_by_role("combobox", name="Tokenizers").click()
-    page.get_by_role("option", name="Byte-level BPE · greedy (seed 002)").click()
+    with rerun(page):
+        page.get_by_role("option", name="Byte-level BPE · greedy (seed 002)").click()
     page.keyboard.press("Escape")
-    settle(page)
     expect(page.locator(".tp-panel")).to_have_count(5)
     expect(page.get_by_test_id("stAlertContentError")).to_contain_text("Cannot encode this text")
     expect(panel(page, "pretrained:gpt2").locator(".tp-t").first).to_be_visible()
-    page.get_by_role("radio", name="Stacked").click()
-    settle(page)
+    click(page, page.get_by_role("radio", name="Stacked"))
     snap(page, screenshot_dir / "compare-error.png")
 
     # user HTML through every path: shown literally, never run
@@ -147,30 +113,25 @@ def test_trained_error_panel_boundaries_encoders_and_payloads(page, screenshot_d
     gpt2 = panel(page, "pretrained:gpt2")
     expect(gpt2.locator(".tp-tokens")).to_have_text(PAYLOADS)
     for control in ("Visible whitespace", "Group bytes"):
-        page.get_by_text(control).click()
-        settle(page)
+        click(page, page.get_by_text(control))
         no_injected_markup(page)
     expect(gpt2.locator(".tp-tokens")).to_contain_text("<script>alert(1)</script>⋅<svg⋅onload=alert(1)>")
-    page.get_by_role("radio", name="Ids").click()
-    settle(page)
+    click(page, page.get_by_role("radio", name="Ids"))
     no_injected_markup(page)
-    page.get_by_role("radio", name="Tokens").click()
-    page.get_by_role("radio", name="Side by side").click()
-    settle(page)
+    click(page, page.get_by_role("radio", name="Tokens"))
+    click(page, page.get_by_role("radio", name="Side by side"))
     snap(page, screenshot_dir / "compare-xss.png")
 
-    page.get_by_role("tab", name="Boundaries").click()
-    settle(page)
+    click(page, page.get_by_role("tab", name="Boundaries"))
     bound = page.locator(".tp-bound")
-    expect(bound).to_be_visible(timeout=SLOW)
+    expect(bound).to_be_visible(timeout=WAIT)
     assert re.sub("[│▼▲]", "", bound.inner_text()) == PAYLOADS
     expect(page.get_by_test_id("stMetricValue").first).to_have_text(re.compile(r"\d+%"))
     no_injected_markup(page)
 
-    page.get_by_role("tab", name="Encoder differences").click()
-    settle(page)
+    click(page, page.get_by_role("tab", name="Encoder differences"))
     table = page.locator(".tp-diff")
-    expect(table).to_be_visible(timeout=SLOW)
+    expect(table).to_be_visible(timeout=WAIT)
     words = table.locator("td.tp-w").all_inner_texts()
     assert words and any("<" in w for w in words)
     assert all(w.replace("⋅", " ") in PAYLOADS for w in words), words   # literally the text's words
@@ -178,12 +139,9 @@ def test_trained_error_panel_boundaries_encoders_and_payloads(page, screenshot_d
     assert dialogs == []
 
     # the boundary and encoder views on an ordinary text, for the eye
-    page.get_by_role("combobox", name="Sample").click()
-    page.get_by_role("option", name="English", exact=True).click()
-    settle(page)
+    pick(page, "Sample", "English", exact=True)
     snap(page, screenshot_dir / "compare-encoders.png")
-    page.get_by_role("tab", name="Boundaries").click()
-    settle(page)
+    click(page, page.get_by_role("tab", name="Boundaries"))
     expect(page.locator(".tp-bound")).to_contain_text("multiplied")
     assert re.sub("[│▼▲]", "", page.locator(".tp-bound").inner_text()) == SAMPLES["English"]
     snap(page, screenshot_dir / "compare-boundaries.png")
