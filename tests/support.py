@@ -3,6 +3,7 @@ as text (never as markup, links or Streamlit directives)."""
 from __future__ import annotations
 
 import unicodedata
+from html.parser import HTMLParser
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,3 +26,25 @@ def in_unicode_14(ch: str) -> bool:
     where Python, `regex` and `tokenizers` agree (each library has its own Unicode tables; a code
     point assigned after Unicode 14 may be a letter to one and unassigned to another)."""
     return unicodedata.category(ch) not in ("Cn", "Cs")
+
+
+class HTMLTags(HTMLParser):
+    """Every element, attribute (name, value) and text run in a piece of HTML, as a browser's
+    parser sees them: `HTMLTags.of(html)`."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.attrs, self.text = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs.extend(attrs)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    @classmethod
+    def of(cls, html_text: str) -> "HTMLTags":
+        parser = cls()
+        parser.feed(html_text)
+        return parser

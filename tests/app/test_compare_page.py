@@ -3,7 +3,6 @@ found by key, the ids it shows are the tokenizers' own, a tokenizer that cannot 
 gets a message in its own panel, and user text never becomes markup. Pixels: test_browser_compare.py."""
 import html
 import re
-from html.parser import HTMLParser
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -13,7 +12,7 @@ from core.errors import EncodeError
 from core.pretrained import load_pretrained, pretrained_names
 from playground import compare, state
 from tests.app.conftest import new_app, trained_app
-from tests.support import HTML_PAYLOAD
+from tests.support import HTML_PAYLOAD, HTMLTags
 
 PAGE = "pages/compare.py"
 WIDGETS = ("compare_text", "compare_sample", "compare_tokenizers", "compare_view", "compare_layout",
@@ -169,22 +168,12 @@ def test_encoder_differences_tab_lists_words():
     assert len(tables) == 1 and tables[0].count("<tr>") > 1
 
 
-class _Tags(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.tags, self.attrs = set(), set()
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.add(tag)
-        self.attrs.update(name for name, _ in attrs)
-
-
 def _assert_no_markup_from_the_user(at: AppTest) -> None:
     for h in at.html:
-        parser = _Tags()
-        parser.feed(re.sub(r"<style>.*?</style>", "", h.proto.body, flags=re.S))
-        assert parser.tags <= {"div", "span", "b", "table", "thead", "tbody", "tr", "th", "td"}, parser.tags
-        assert parser.attrs <= {"class", "style", "title", "data-tokenizer"}, parser.attrs
+        parser = HTMLTags.of(re.sub(r"<style>.*?</style>", "", h.proto.body, flags=re.S))
+        tags, attrs = set(parser.tags), {name for name, _ in parser.attrs}
+        assert tags <= {"div", "span", "b", "table", "thead", "tbody", "tr", "th", "td"}, tags
+        assert attrs <= {"class", "style", "title", "data-tokenizer"}, attrs
         assert "<b>x</b>" not in h.proto.body
 
 

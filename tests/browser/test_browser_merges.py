@@ -30,6 +30,12 @@ def key(page, name: str) -> None:
         page.keyboard.press(name)
 
 
+def step_by(page, name: str, k: int, of: int) -> None:
+    """Press a shortcut key; the page shows step k of `of`."""
+    key(page, name)
+    expect_step(page, k, of)
+
+
 def unfocus(page) -> None:
     """Click a plain heading: keys go to the page's shortcuts, not to a focused widget."""
     page.get_by_role("heading", name="Merges", exact=True).first.click()
@@ -44,38 +50,23 @@ def no_overflow(page) -> None:
     assert widths[0] <= widths[1] and widths[2] <= widths[3], widths
 
 
-def train_preset(page, label: str) -> None:
-    load_preset(page, label)
-    train(page)
-
-
-def to_merges(page) -> None:
-    go_to(page, "Merges")
-
-
 def test_keyboard_shortcuts_step_through_seed_000(tab, screenshot_dir):
     tab.open()
-    train_preset(tab, "Seed 000")
-    to_merges(tab)
+    load_preset(tab, "Seed 000")
+    train(tab)
+    go_to(tab, "Merges")
     expect_step(tab, 0, 5)
     unfocus(tab)
-    key(tab, "ArrowRight")
-    expect_step(tab, 1, 5)
+    step_by(tab, "ArrowRight", 1, 5)
     expect(sentence(tab)).to_contain_text("(e, s) → es, id 12, seen 3 times. 5 pairs tied at 3; first took (e, s), "
                                           "met first in 'highest'.", timeout=WAIT)
-    key(tab, "ArrowRight")
-    expect_step(tab, 2, 5)
-    key(tab, "ArrowLeft")
-    expect_step(tab, 1, 5)
-    key(tab, "End")
-    expect_step(tab, 5, 5)
+    step_by(tab, "ArrowRight", 2, 5)
+    step_by(tab, "ArrowLeft", 1, 5)
+    step_by(tab, "End", 5, 5)
     expect(sentence(tab)).to_contain_text("(er, </w>) → er</w>", timeout=WAIT)
-    key(tab, "Home")
-    expect_step(tab, 0, 5)
-    key(tab, "ArrowRight")
-    expect_step(tab, 1, 5)
-    key(tab, "ArrowRight")
-    expect_step(tab, 2, 5)
+    step_by(tab, "Home", 0, 5)
+    step_by(tab, "ArrowRight", 1, 5)
+    step_by(tab, "ArrowRight", 2, 5)
     # projector: large text, nothing wider than the window
     size = float(sentence(tab).evaluate("e => getComputedStyle(e).fontSize").removesuffix("px"))
     assert size >= 22
@@ -150,13 +141,12 @@ def test_corpus_text_never_runs(tab, screenshot_dir):
         tab.get_by_role("button", name="Use this text").click()
     expect(tab.get_by_text("Current corpus: Pasted text")).to_be_visible()
     train(tab)
-    to_merges(tab)
+    go_to(tab, "Merges")
     expect(sentence(tab)).to_contain_text("Step 0 of")
     total = int(re.search(r"of (\d+)", sentence(tab).inner_text()).group(1))
     unfocus(tab)
     for k in range(1, 4):
-        key(tab, "ArrowRight")
-        expect_step(tab, k, total)
+        step_by(tab, "ArrowRight", k, total)
     expect(tab.locator(".tp-tokens")).to_contain_text("<script>", timeout=WAIT)      # shown as text
     assert tab.locator("img[src='x']").count() == 0 and tab.locator(".tp-tokens b").count() == 0
     assert not tab.dialogs

@@ -29,14 +29,29 @@ def _train(corpus, config):
     return train(count_words(corpus, config.pre_tokenizer, config.normalizer, workers=1), config)
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(corpus=texts)
-def test_final_segmentation_joins_back_to_the_words(config, corpus):
+def _train_if_words(corpus, config):
+    """The trace, or None for a corpus with no words at all (only whitespace): that one is refused
+    with a message, tested below."""
     try:
-        trace = _train(corpus, config)
+        return _train(corpus, config)
     except CorpusError:
-        return  # no words at all (only whitespace): refused with a message, tested below
+        return None
+
+
+def for_every_config(**strategies):
+    """A property tested on every config of CONFIGS, 40 generated examples each."""
+    def wrap(test):
+        test = given(**strategies)(test)
+        test = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])(test)
+        return pytest.mark.parametrize("config", CONFIGS, ids=IDS)(test)
+    return wrap
+
+
+@for_every_config(corpus=texts)
+def test_final_segmentation_joins_back_to_the_words(config, corpus):
+    trace = _train_if_words(corpus, config)
+    if trace is None:
+        return
     tok = TrainedTokenizer.from_trace(trace)
     for word in trace.words.words:
         units = tok.word_units(word)
@@ -46,13 +61,10 @@ def test_final_segmentation_joins_back_to_the_words(config, corpus):
         assert all(t in tok.token_to_id for _, _, t in runs)
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(corpus=texts)
+@for_every_config(corpus=texts)
 def test_merges_never_cross_pre_token_boundaries(config, corpus):
-    try:
-        trace = _train(corpus, config)
-    except CorpusError:
+    trace = _train_if_words(corpus, config)
+    if trace is None:
         return
     words = set(trace.words.words)
     for step in trace.steps:
@@ -68,9 +80,7 @@ def _spells(trace, ids, word):
 
 
 @pytest.mark.parametrize("encoder", ["merges", "greedy", "longest-match"])
-@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=texts)
+@for_every_config(text=texts)
 def test_encoders_cover_the_input_exactly_once(config, encoder, text):
     """Offsets tile every character that is not whitespace dropped by the pre-tokenizer: nothing
     dropped, nothing duplicated, starts never decrease."""

@@ -4,7 +4,6 @@ back as the text, colours by id, partial UTF-8, encoder differences, errors per 
 import html
 import re
 import unicodedata
-from html.parser import HTMLParser
 
 import pytest
 
@@ -19,6 +18,7 @@ from playground.spans import (INVISIBLE, PALETTE, render_boundaries, render_toke
                               show_whitespace)
 from tests.support import HTML_PAYLOAD as ALL_PAYLOADS
 from tests.support import HTML_PAYLOADS as PAYLOADS
+from tests.support import HTMLTags
 
 OUR_TAGS = {"div", "/div", "span", "/span", "table", "/table", "thead", "/thead", "tbody", "/tbody",
             "tr", "/tr", "th", "/th", "td", "/td", "b", "/b"}
@@ -41,25 +41,9 @@ def _body(out: str) -> str:
     return re.sub(r"<style>.*?</style>", "", out, flags=re.S)
 
 
-class _Tags(HTMLParser):
-    """Every element and attribute in a piece of HTML, as a browser's parser sees them."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.tags, self.attrs, self.text = [], [], []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append(tag)
-        self.attrs.extend(attrs)
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
 def _assert_only_our_tags(out: str) -> None:
     """Only the elements and attributes we write: the payloads are text, never markup."""
-    parser = _Tags()
-    parser.feed(_body(out))
+    parser = HTMLTags.of(_body(out))
     assert set(parser.tags) <= OUR_TAGS, set(parser.tags) - OUR_TAGS
     names = {name for name, _ in parser.attrs}
     assert names <= {"class", "style", "title", "data-tokenizer"}, names
@@ -241,8 +225,7 @@ def test_payloads_are_escaped_in_boundaries_and_panels(payload):
     out, share = render_boundaries(text, a, b)
     _assert_only_our_tags(out)
     assert 0.0 <= share <= 1.0
-    parser = _Tags()
-    parser.feed(_body(out))
+    parser = HTMLTags.of(_body(out))
     assert re.sub("[│▼▲]", "", "".join(parser.text)) == text      # the text, literally, between the marks
     # a panel whose name is user text (an imported file's name)
     choice = compare.Choice(f"imported:{payload}", f"{payload} (imported)", "imported", payload)
