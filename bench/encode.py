@@ -35,7 +35,7 @@ from core.errors import EncodeError  # noqa: E402
 from core.pretrained import load_pretrained, pretrained_names  # noqa: E402
 from core.trainer import TrainConfig, train  # noqa: E402
 from playground.compare import SAMPLES  # noqa: E402
-from corpora import kjv_text  # noqa: E402  (tests/reference.py's reader)
+from core.corpora import kjv_text  # noqa: E402
 
 TARGET_MS = 40.0
 N_CHARS = 10_000

@@ -31,9 +31,9 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT)]
 from load import CHROMIUM, CHROMIUM_ARGS, MemorySampler, start_server, status_kb  # noqa: E402
-from corpora import kjv_text  # noqa: E402  (tests/reference.py's reader)
+from core.corpora import kjv_text  # noqa: E402
 
 TARGET_MB = 2048
 WAIT_MS = 1_800_000

@@ -25,7 +25,7 @@ For each table and model it runs, as whole processes:
         same merges, but HF pays for counting 6M / 63M occurrences. A second HF run stopped at the
         alphabet (vocab_size 1: feeding, counting, pair counting, no merge) bounds that part, so HF's
         training lies between (full - feeding run) and full. Checked: same merges and ids as ours;
-  naive (bbpe only, --naive-steps): the seeds' loop (bench/naive.py, as in bench/train.py) on the
+  naive (bbpe only, --naive-steps): the seeds' loop (core/reference.py, as in bench/train.py) on the
         table's words mapped to byte characters, its first merges timed, against ours per merge =
         our whole process's wall time / merges (reading the table and setup included: our per merge
         is overstated, the speed-up understated). Target >= 1000x.
@@ -96,9 +96,9 @@ def child_hf(table: str, model: str, vocab_size: int, out: str) -> None:
 
 
 def child_naive(table: str, steps: int, out: str) -> None:
-    """The seeds' naive loop (bench/naive.py) on a table's words, byte-level: seconds per merge."""
-    import naive
+    """The seeds' naive loop (core/reference.py) on a table's words, byte-level: seconds per merge."""
     sys.path.insert(0, str(ROOT))
+    from core import reference as naive
     from core.bytelevel import to_byte_chars
     from core.corpus import read_word_count_table
     wc = read_word_count_table(Path(table).read_bytes(), table)
@@ -232,7 +232,7 @@ def main() -> None:
                 per_ours = o["wall"] / merges
                 row["speedup"] = per_naive / per_ours
                 print(f"   => per merge: the seeds' naive loop {per_naive:.2f} s ({', '.join(f'{x:.2f}' for x in nv)}; "
-                      f"first merges, bench/naive.py) vs ours {per_ours * 1e3:.2f} ms (the whole process's wall time / "
+                      f"first merges, core/reference.py) vs ours {per_ours * 1e3:.2f} ms (the whole process's wall time / "
                       f"merges: reading and setup included): {row['speedup']:,.0f}x  (target >= 1000x)")
             if with_hf:
                 past = best_h["wall"] - best_f["wall"]

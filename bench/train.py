@@ -14,7 +14,7 @@ with the full trace (top_k 10). For each corpus it prints:
      tokenizers have the same merges and ids;
   2. the project's breakdown (reading, counting words, training with tie_break hf and first, the
      setup part of training) from a separate child, fastest of --repeat interleaved runs;
-  3. the time of one merge against the seeds' naive loop, literally (bench/naive.py: get_stats over
+  3. the time of one merge against the seeds' naive loop, literally (core/reference.py: get_stats over
      a {"Ġ t h e": count} dict, max, merge_vocab with a regex over every word), 3 merges from the
      start, checked to pick the same first merges as the trainer with tie_break first; and, unless
      --no-late, 3 naive merges from the states after half and all of the trainer's merges (a naive
@@ -109,8 +109,8 @@ def _split_after(trace, merges: int, byte_words: list[str]) -> list[list[str]]:
 def child_breakdown(path: str, vocab_size: int, naive_steps: int, repeat: int, late: bool, out: str) -> None:
     """The project's run in parts (library calls, as the CLI makes them), then the naive loop."""
     import resource
-    import naive
     sys.path.insert(0, str(ROOT))
+    from core import reference as naive
     t0 = time.perf_counter()
     from core.bytelevel import to_byte_chars
     from core.corpus import count_words
@@ -245,7 +245,7 @@ def bench_corpus(key: str, args, tmp: Path) -> dict:
               f"{r['touched'] / r['merges']:.0f} words changed per merge); setup (a 1-merge run) {su:.2f} s, "
               f"then {marg[rule] * 1e6:.0f} us per merge")
 
-    print("3. per merge against the seeds' naive loop (bench/naive.py: get_stats + max + merge_vocab, "
+    print("3. per merge against the seeds' naive loop (core/reference.py: get_stats + max + merge_vocab, "
           f"{bd['unique_words']:,} words), fastest of {args.repeat}")
     nv = bd["naive"]
     start = nv["start"]

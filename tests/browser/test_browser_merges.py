@@ -1,0 +1,200 @@
+"""The Merges page in Chromium: keyboard shortcuts step it, Space plays and pauses, a link reopens
+a view (lockstep included), a malformed link only warns, corpus text never runs as HTML, and
+nothing overflows a 1280-pixel projector. Screenshots go to tests/screenshots/merges-*.png:
+look at them (a blank or broken page is a failure these assertions may not catch).
+"""
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import WAIT, go_to, idle, intervals, load_preset, rerun, snap, train
+
+pytestmark = pytest.mark.browser
+
+VIEWPORT = {"width": 1280, "height": 900}    # a projector (conftest's `tab` fixture opens this size)
+
+
+def sentence(page, n: int = 0):
+    return page.locator(".mg-sentence").nth(n)
+
+
+def expect_step(page, k: int, of: int) -> None:
+    expect(sentence(page)).to_contain_text(f"Step {k} of {of}", timeout=WAIT)
+    expect(page).to_have_url(re.compile(rf"[?&]step={k}(&|$)"), timeout=WAIT)
+
+
+def key(page, name: str) -> None:
+    """Press a shortcut key and wait until the run it causes has finished."""
+    with rerun(page):
+        page.keyboard.press(name)
+
+
+def step_by(page, name: str, k: int, of: int) -> None:
+    """Press a shortcut key; the page shows step k of `of`."""
+    key(page, name)
+    expect_step(page, k, of)
+
+
+def unfocus(page) -> None:
+    """Click a plain heading: keys go to the page's shortcuts, not to a focused widget."""
+    page.get_by_role("heading", name="Merges", exact=True).first.click()
+
+
+def no_overflow(page) -> None:
+    widths = page.evaluate("""() => {
+        const main = document.querySelector('[data-testid=stMain]');
+        return [document.documentElement.scrollWidth, document.documentElement.clientWidth,
+                main.scrollWidth, main.clientWidth];
+    }""")
+    assert widths[0] <= widths[1] and widths[2] <= widths[3], widths
+
+
+def test_keyboard_shortcuts_step_through_seed_000(tab, screenshot_dir):
+    tab.open()
+    load_preset(tab, "Seed 000")
+    train(tab)
+    go_to(tab, "Merges")
+    expect_step(tab, 0, 5)
+    unfocus(tab)
+    step_by(tab, "ArrowRight", 1, 5)
+    expect(sentence(tab)).to_contain_text("(e, s) → es, id 12, seen 3 times. 5 pairs tied at 3; first took (e, s), "
+                                          "met first in 'highest'.", timeout=WAIT)
+    step_by(tab, "ArrowRight", 2, 5)
+    step_by(tab, "ArrowLeft", 1, 5)
+    step_by(tab, "End", 5, 5)
+    expect(sentence(tab)).to_contain_text("(er, </w>) → er</w>", timeout=WAIT)
+    step_by(tab, "Home", 0, 5)
+    step_by(tab, "ArrowRight", 1, 5)
+    step_by(tab, "ArrowRight", 2, 5)
+    # projector: large text, nothing wider than the window
+    size = float(sentence(tab).evaluate("e => getComputedStyle(e).fontSize").removesuffix("px"))
+    assert size >= 22
+    expect(tab.locator(".tp-tokens .tp-hl")).to_have_count(3, timeout=WAIT)          # est, outlined in the corpus
+    expect(tab.get_by_test_id("stGraphVizChart")).to_be_visible(timeout=WAIT)
+    expect(tab.locator(".js-plotly-plot")).to_have_count(2, timeout=WAIT)             # pairs, curves
+    no_overflow(tab)
+    snap(tab, screenshot_dir / "merges-seed000.png")
+
+
+def test_space_plays_and_pauses(tab):
+    """200 steps at half a second each: autoplay cannot reach the end while the test looks (it
+    would need 100 s), however slow the machine, so "Pause" is there to be seen."""
+    tab.open("/merges?preset=english&tokenizer=bbpe&step=2&speed=0.5")
+    expect_step(tab, 2, 200)
+    assert intervals(tab).count(500) == 0                                  # no autoplay timer yet
+    unfocus(tab)
+    key(tab, "Space")
+    expect(tab.get_by_role("button", name=re.compile("^Pause"))).to_be_visible(timeout=WAIT)
+    expect(sentence(tab)).not_to_contain_text(re.compile(r"Step [23] of"), timeout=WAIT)   # it moves on
+    expect(sentence(tab)).to_contain_text(re.compile(r"Step \d+ of 200"), timeout=WAIT)
+    tab.keyboard.press("Space")
+    expect(tab.get_by_role("button", name=re.compile("^Play"))).to_be_visible(timeout=WAIT)
+    # paused: Streamlit's autoplay timer is gone, so nothing moves the step any more
+    tab.wait_for_function("() => !window.__intervals().includes(500)", timeout=WAIT)
+    idle(tab)
+    stopped = sentence(tab).inner_text()
+    assert re.search(r"Step \d+ of 200", stopped), stopped
+    assert intervals(tab).count(500) == 0
+    idle(tab)
+    assert sentence(tab).inner_text() == stopped
+
+
+def test_links_reopen_the_view(tab, screenshot_dir):
+    tab.open("/merges?preset=seed-004&tokenizer=wordpiece&step=1")
+    expect_step(tab, 1, 4)
+    expect(sentence(tab)).to_contain_text("(w, ##i) → wi, id 12, score 1/3 ≈ 0.333 with count 3.", timeout=WAIT)
+    expect(tab.locator(".js-plotly-plot")).to_have_count(3, timeout=WAIT)              # pairs, count vs score, curves
+    no_overflow(tab)
+    snap(tab, screenshot_dir / "merges-wordpiece.png")
+
+    tab.open("/merges?preset=seed-001&tokenizer=bpe&step=3&lockstep=1")
+    expect(tab.locator(".mg-sentence")).to_have_count(3, timeout=WAIT)
+    for i in range(3):
+        expect(sentence(tab, i)).to_contain_text("Step 3 of", timeout=WAIT)
+    expect(tab.get_by_role("switch", name="Lockstep")).to_be_checked(timeout=WAIT)
+    unfocus(tab)
+    key(tab, "ArrowRight")
+    for i in range(3):
+        expect(sentence(tab, i)).to_contain_text("Step 4 of", timeout=WAIT)
+    no_overflow(tab)
+    snap(tab, screenshot_dir / "merges-lockstep.png")
+
+
+def test_a_malformed_link_only_warns(tab):
+    tab.open("/merges?preset=seed-000&step=abc&tokenizer=gpt5&speed=fast&token=%3Cscript%3Ealert(1)%3C/script%3E")
+    alerts = tab.get_by_test_id("stAlertContentWarning")
+    expect(alerts.first).to_be_visible(timeout=WAIT)
+    text = " ".join(alerts.all_inner_texts())
+    for needle in ("Ignored step='abc'", "Ignored tokenizer='gpt5'", "Ignored speed='fast'",
+                   "not in the BPE vocabulary"):
+        assert needle in text, text
+    expect(tab.get_by_test_id("stException")).to_have_count(0, timeout=WAIT)
+    expect_step(tab, 0, 5)
+    assert not tab.dialogs
+
+
+def test_corpus_text_never_runs(tab, screenshot_dir):
+    tab.open()
+    tab.get_by_role("tab", name="Paste").click()
+    payload = "<script>alert(1)</script> <img src=x onerror=alert(2)> <b>bold</b>\n" * 3
+    tab.get_by_role("textbox", name="Text").fill(payload)
+    with rerun(tab):
+        tab.get_by_role("button", name="Use this text").click()
+    expect(tab.get_by_text("Current corpus: Pasted text")).to_be_visible()
+    train(tab)
+    go_to(tab, "Merges")
+    expect(sentence(tab)).to_contain_text("Step 0 of")
+    total = int(re.search(r"of (\d+)", sentence(tab).inner_text()).group(1))
+    unfocus(tab)
+    for k in range(1, 4):
+        step_by(tab, "ArrowRight", k, total)
+    expect(tab.locator(".tp-tokens")).to_contain_text("<script>", timeout=WAIT)      # shown as text
+    assert tab.locator("img[src='x']").count() == 0 and tab.locator(".tp-tokens b").count() == 0
+    assert not tab.dialogs
+    snap(tab, screenshot_dir / "merges-escaped.png")
+
+
+def assert_whole(page, locator, name: str) -> None:
+    """The element is drawn whole: inside the main area's right edge, its text not cut by an
+    ellipsis or clipped (scrollWidth beyond clientWidth) and, for words, not broken mid-word."""
+    locator.wait_for(timeout=WAIT)
+    main = page.get_by_test_id("stMain").bounding_box()
+    box = locator.bounding_box()
+    assert box and box["x"] + box["width"] <= main["x"] + main["width"] + 1, f"{name!r} runs past the page"
+    clipped = locator.evaluate("e => e.scrollWidth > e.clientWidth + 1")
+    assert not clipped, f"{name!r} is cut"
+
+
+def test_a_link_as_a_new_servers_first_visit_goes_through_the_app(browser, tmp_path, screenshot_dir):
+    """A `pages/` folder keeps Streamlit in its old multipage mode until app.py has run once: a
+    new server whose first visitor opens a link would run pages/merges.py alone (file names as
+    navigation, no sidebar). Each page reruns through app.py then (playground.startup.through_app).
+    A projector-sized window, so the control rows wrap rather than cut their labels."""
+    from tests.browser.conftest import serve_app
+    with serve_app(tmp_path / "server.log") as url:
+        context = browser.new_context(viewport={"width": 1024, "height": 768}, color_scheme="light")
+        try:
+            page = context.new_page()
+            page.goto(url + "/merges?preset=seed-000&tokenizer=bpe&step=2", timeout=WAIT)
+            expect_step(page, 2, 5)
+            nav = page.get_by_test_id("stSidebarNav")
+            for title in ("Corpus", "Merges", "Compare", "Inspect"):
+                expect(nav).to_contain_text(title, timeout=WAIT)
+            expect(nav).not_to_contain_text("app")
+            expect(page.get_by_test_id("stSidebar")).to_contain_text("BPE: 5 merges, 17 tokens", timeout=WAIT)
+            expect(page).to_have_url(re.compile(r"/merges\?.*step=2"))
+            for name in ("Byte-level BPE", "WordPiece", "Lockstep", "Next", "Last"):
+                assert_whole(page, page.get_by_text(name, exact=True).first, name)
+            page.screenshot(path=str(screenshot_dir / "merges-first-visit-1024.png"))
+            # the other pages at the same width: controls wrap rather than cut their labels
+            for title, labels in (("Corpus", ("Unique words", "Step through the merges", "Inspect an encoding")),
+                                  ("Compare", ("Stacked", "Visible whitespace", "Group bytes")),
+                                  ("Inspect", ("at the Merges page's step (0)", "1 · Normalization",
+                                               "4 · Post-processing"))):
+                page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+                expect(page.get_by_test_id("stMain").locator("h1").first).to_have_text(title, timeout=WAIT)
+                for label in labels:
+                    assert_whole(page, page.get_by_test_id("stMain").get_by_text(label, exact=True).first, label)
+        finally:
+            context.close()

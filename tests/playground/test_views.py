@@ -1,0 +1,132 @@
+"""The view builders as pure functions: token spans (escaping, offsets, colours, partial UTF-8),
+boundary agreement, charts and merge trees, all without a browser."""
+import html
+import re
+
+import pytest
+
+from core.corpus import WordCounts, count_words
+from core.encoders import TrainedTokenizer
+from core.encoding import Encoding
+from core.trainer import TrainConfig, train
+from playground import charts
+from playground.spans import (PALETTE, boundary_agreement, render_boundaries, render_tokens, segments,
+                              token_colours, token_label)
+from tests.support import PAYLOADS
+
+
+def _bbpe(corpus="hello world <b> & </b> 我喜欢 😀", size=300):
+    return TrainedTokenizer.from_trace(train(count_words(corpus, "gpt2"), TrainConfig(model="bbpe", vocab_size=size)))
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+@pytest.mark.parametrize("show_ids,visible,grouped", [(False, False, False), (False, True, True), (True, False, False)])
+def test_user_text_is_escaped_in_token_spans(payload, show_ids, visible, grouped):
+    tok = _bbpe()
+    out, _ = render_tokens(tok.encode(f"a {payload} b"), show_ids=show_ids, visible_whitespace=visible, grouped=grouped)
+    body = out.split("</style>", 1)[1]
+    assert "<img" not in body and "<script" not in body and "<svg" not in body and "<iframe" not in body
+    assert "<b>" not in body
+    # every tag left is one of ours
+    assert set(re.findall(r"<(/?\w+)", body)) <= {"div", "/div", "span", "/span"}
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_user_text_is_escaped_in_boundaries(payload):
+    tok = _bbpe()
+    text = f"x {payload} y"
+    out, share = render_boundaries(text, tok.encode(text), tok.encode(text))
+    body = out.split("</style>", 1)[-1]   # no <style>: the stylesheet is global
+    assert set(re.findall(r"<(/?\w+)", body)) <= {"div", "/div", "span", "/span"}
+    assert share == 1.0
+
+
+def test_spans_follow_offsets_and_text_reads_back():
+    tok = _bbpe()
+    text = "hello world 我喜欢 😀"
+    enc = tok.encode(text)
+    out, truncated = render_tokens(enc, grouped=True)
+    assert not truncated
+    shown = "".join(html.unescape(s) for s in re.findall(r'">([^<]*)</span>', out))
+    assert shown == text
+
+
+def test_partial_utf8_tokens_show_their_bytes_never_the_replacement_character():
+    data = "我".encode()
+    enc = Encoding(ids=(1, 2, 3), tokens=("æ", "Ī", "ij"), token_bytes=(data[:1], data[1:2], data[2:]),
+                   offsets=((0, 1), (0, 1), (0, 1)), encoder="merges")
+    assert token_label("æ", data[:1]) == ("<0xE6>", True)
+    out, _ = render_tokens(enc)
+    assert "�" not in out and "&lt;0xE6&gt;" in out
+    grouped = segments(enc, grouped=True)
+    assert len(grouped) == 1 and grouped[0].label == "我" and grouped[0].indices == (0, 1, 2)
+
+
+def test_colours_by_id_and_neighbours_never_share_one():
+    n = len(PALETTE)
+    ids = [5, 5, 5 + n, 7, 7 + 2 * n, 3]
+    colours = token_colours(ids)
+    assert colours[0] == 5 % n
+    assert all(a != b for a, b in zip(colours, colours[1:]))
+    # the colour of a token depends on its id (and its left neighbour), not its position
+    assert token_colours([9, 1, 2])[1:] == token_colours([4, 1, 2])[1:]
+
+
+def test_whitespace_made_visible_and_drawing_capped():
+    tok = _bbpe("a b\tc\nd " * 50)
+    enc = tok.encode("a b\tc\nd")
+    out, _ = render_tokens(enc, visible_whitespace=True)
+    assert "⋅" in out and "→" in out and "↵" in out
+    long = "a b " * 6000
+    out, truncated = render_tokens(tok.encode(long), max_chars=20_000)
+    assert truncated
+
+
+def test_boundary_agreement_share():
+    a = Encoding(ids=(1, 2, 3), tokens=("ab", "c", "d"), token_bytes=(b"ab", b"c", b"d"),
+                 offsets=((0, 2), (2, 3), (3, 4)), encoder="merges")
+    b = Encoding(ids=(1, 2), tokens=("a", "bcd"), token_bytes=(b"a", b"bcd"), offsets=((0, 1), (1, 4)), encoder="merges")
+    shared, only_a, only_b, share = boundary_agreement("abcd", a, b)
+    assert shared == set() and only_a == {2, 3} and only_b == {1} and share == 0.0
+
+
+SEED_000 = "highest higher lower lowest cooler coolest"
+
+
+def test_pair_chart_marks_winner_and_ties():
+    trace = train(count_words(SEED_000), TrainConfig(model="bpe", end_of_word="symbol", vocab_size=17))
+    fig = charts.pair_frequency_chart(trace.steps[0])
+    bar = fig.data[0]
+    labels = list(bar.y)[::-1]
+    colours = list(bar.marker.color)[::-1]
+    assert labels[0] == "e + s" and colours[0] == charts.WINNER
+    # 5 pairs tied at 3 in the first step: the other four are marked as tied
+    assert colours.count(charts.TIED) == trace.steps[0].tied - 1 == 4
+
+
+def test_wordpiece_count_vs_score_chart():
+    trace = train(WordCounts(("low", "lower", "newest", "widest"), (5, 2, 6, 3)),
+                  TrainConfig(model="wordpiece", vocab_size=15))
+    fig = charts.count_vs_score_chart(trace.steps[0])
+    winner = fig.data[0]
+    assert winner.x[0] == 3 and abs(winner.y[0] - 1 / 3) < 1e-9 and winner.marker.color == charts.WINNER
+    bars = charts.pair_frequency_chart(trace.steps[0], "likelihood")
+    assert abs(list(bars.data[0].x)[-1] - 1 / 3) < 1e-9
+
+
+def test_training_curves_mark_the_current_step():
+    trace = train(count_words(SEED_000), TrainConfig(model="bpe", end_of_word="symbol", vocab_size=17))
+    fig = charts.training_curves(trace, 3)
+    tokens_line, tokens_marker = fig.data[0], fig.data[1]
+    assert list(tokens_line.y) == [trace.initial_total_tokens] + [s.total_tokens for s in trace.steps]
+    assert tokens_marker.x[0] == 3 and tokens_marker.y[0] == trace.steps[2].total_tokens
+    assert list(fig.data[4].y)[-1] == len(trace.vocab)
+
+
+def test_merge_tree_down_to_the_alphabet():
+    trace = train(count_words(SEED_000), TrainConfig(model="bpe", end_of_word="symbol", vocab_size=17))
+    assert charts.merge_tree(trace, "est</w>") == ("est</w>", ("est", ("es", ("e",), ("s",)), ("t",)), ("</w>",))
+    dot = charts.merge_tree_dot(trace, "est</w>")
+    assert dot.count("->") == 6 and '"est</w>\\nstep 3"' in dot
+    # quotes in a token cannot break out of the DOT label
+    assert '\\"' in charts.merge_tree_dot(trace, 'a"b')

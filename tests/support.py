@@ -1,0 +1,50 @@
+"""What several test folders share: where the app is, and the hostile text every view must show
+as text (never as markup, links or Streamlit directives)."""
+from __future__ import annotations
+
+import unicodedata
+from html.parser import HTMLParser
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "app.py"
+PAGES = ["pages/corpus.py", "pages/merges.py", "pages/compare.py", "pages/inspect.py"]
+
+# HTML that runs or formats if a view forgets to escape, a javascript: link, an entity that must
+# stay literal, and Markdown / Streamlit directives that must not format. Tests index into it.
+PAYLOADS = ['<img src=x onerror=alert(1)>', '<script>alert(1)</script>', '<svg onload=alert(1)>',
+            '<iframe srcdoc="<script>alert(1)</script>">', '[click](javascript:alert(1))', '"><b>x</b>',
+            "&lt;b&gt;", ":red[red] **bold**"]
+PAYLOAD = " ".join(PAYLOADS)
+# The HTML ones only (for views that draw HTML and nothing else: the Compare panels).
+HTML_PAYLOADS = [p for p in PAYLOADS if p.startswith(("<", '"'))]
+HTML_PAYLOAD = " ".join(HTML_PAYLOADS)
+
+
+def in_unicode_14(ch: str) -> bool:
+    """Assigned in Python 3.11's Unicode 14 (and not a surrogate): the parity tests' text stays
+    where Python, `regex` and `tokenizers` agree (each library has its own Unicode tables; a code
+    point assigned after Unicode 14 may be a letter to one and unassigned to another)."""
+    return unicodedata.category(ch) not in ("Cn", "Cs")
+
+
+class HTMLTags(HTMLParser):
+    """Every element, attribute (name, value) and text run in a piece of HTML, as a browser's
+    parser sees them: `HTMLTags.of(html)`."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.attrs, self.text = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs.extend(attrs)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    @classmethod
+    def of(cls, html_text: str) -> "HTMLTags":
+        parser = cls()
+        parser.feed(html_text)
+        return parser
