@@ -162,10 +162,10 @@ def test_dark_theme_keeps_the_panel_figures_readable(browser, app_url, screensho
     page = context.new_page()
     try:
         page.goto(app_url)
-        page.get_by_role("heading", name="Corpus").first.wait_for(timeout=SLOW)
+        page.get_by_role("heading", name="Corpus").first.wait_for(timeout=WAIT)
         go_to(page, "Compare")
         figure = panel(page, "pretrained:gpt2").locator(".tp-count b")
-        expect(figure).to_be_visible(timeout=SLOW)
+        expect(figure).to_be_visible(timeout=WAIT)
         background = page.get_by_test_id("stApp").evaluate("e => getComputedStyle(e).backgroundColor")
         assert _luminance(background) < 0.2, background
         for element in (figure, panel(page, "pretrained:gpt2").locator(".tp-name")):
