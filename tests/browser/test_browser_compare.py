@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from playground.compare import SAMPLES
-from tests.browser.conftest import WAIT, go_to, load_preset, main, pick, rerun, snap, train
+from tests.browser.conftest import WAIT, go_to, load_preset, main, new_tab, open_app, pick, rerun, snap, train
 from tests.support import HTML_PAYLOAD as PAYLOADS
 
 pytestmark = pytest.mark.browser
@@ -159,10 +159,9 @@ def test_dark_theme_keeps_the_panel_figures_readable(browser, app_url, screensho
     """A viewer whose system is dark gets the dark theme (.streamlit/config.toml); the panels'
     figures follow the theme's text colour (they were #111 on #0e1117, invisible)."""
     context = browser.new_context(viewport={"width": 1600, "height": 1000}, color_scheme="dark")
-    page = context.new_page()
+    page = new_tab(context)
     try:
-        page.goto(app_url)
-        page.get_by_role("heading", name="Corpus").first.wait_for(timeout=WAIT)
+        open_app(page, app_url)
         go_to(page, "Compare")
         figure = panel(page, "pretrained:gpt2").locator(".tp-count b")
         expect(figure).to_be_visible(timeout=WAIT)
