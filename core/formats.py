@@ -161,10 +161,26 @@ class HFTokenizer:
                 pass
         return t.removeprefix("##").encode("utf-8")
 
-    def encode(self, text: str, *, add_special_tokens: bool = False, pair: Optional[str] = None) -> Encoding:
-        self.hf.encode_special_tokens = True  # text that spells a special token is ordinary text
+    @cached_property
+    def _hf_recognizing(self):
+        """A second runtime that matches special tokens in the text: one runtime is never toggled
+        per call (the app encodes from several threads)."""
+        from tokenizers import Tokenizer
+        hf = Tokenizer.from_str(self.hf.to_str())
+        hf.encode_special_tokens = False
+        return hf
+
+    def encode(self, text: str, *, add_special_tokens: bool = False, pair: Optional[str] = None,
+               recognize_special_tokens: bool = False) -> Encoding:
+        """By default text that spells a special token is ordinary text; recognize_special_tokens:
+        it is that token's id (HF's own default)."""
+        if recognize_special_tokens:
+            runtime = self._hf_recognizing
+        else:
+            self.hf.encode_special_tokens = True  # text that spells a special token is ordinary text
+            runtime = self.hf
         try:
-            e = self.hf.encode(text, pair, add_special_tokens=add_special_tokens)
+            e = runtime.encode(text, pair, add_special_tokens=add_special_tokens)
         except Exception as err:  # the Rust side raises plain Exceptions
             raise EncodeError(f"{self.name} cannot encode this text: {err}".splitlines()[0]) from None
         # HF gives a second sentence's offsets in its own coordinates, as our encoders do

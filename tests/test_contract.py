@@ -28,7 +28,7 @@ from core.pretrained import load_pretrained, pretrained_names
 from core.tokenizer import FAMILIES
 from core.trainer import TrainConfig, train
 
-from test_pretrained import bert_ref, reference_ids, tiktoken_refs  # noqa: F401  (fixtures: the libraries' own ids)
+from test_pretrained import bert_ref, reference_ids, reference_special_ids, tiktoken_refs  # noqa: F401  (fixtures: the libraries' own ids)
 
 CORPUS = ("The quick brown fox jumps over the lazy dog. 我喜欢吃苹果，他不喜欢吃苹果派。 Café naïve "
           "résumé 😀👍🏽 👨‍👩‍👧\n" * 4 + "tabs\tand  double  spaces\nlowest lower newest widest (x) = y[0] + 1;\n")
@@ -84,26 +84,43 @@ def _imported(key: str, tmp):
     return tok, tok.hf
 
 
+class Kind(tuple):
+    """(tokenizer, text -> the library's ids); .recognizing: text -> the library's ids with special
+    tokens matched in the text (None where no library expresses the tokenizer)."""
+    recognizing = None
+
+
+def _with(pair, recognizing) -> Kind:
+    k = Kind(pair)
+    k.recognizing = recognizing
+    return k
+
+
 @pytest.fixture(scope="module", params=KINDS)
-def kind(request, tmp_path_factory, reference_ids):
+def kind(request, tmp_path_factory, reference_ids, reference_special_ids):
     """(tokenizer, text -> the underlying library's ids) for one kind."""
-    return _kind(request, tmp_path_factory, reference_ids)
+    return _kind(request, tmp_path_factory, reference_ids, reference_special_ids)
 
 
-def _kind(request, tmp_path_factory, reference_ids):
+def _kind(request, tmp_path_factory, reference_ids, reference_special_ids=None):
     source, key = request.param.split(":", 1)
     if source == "trained":
         tok = _trained(key)
         if hf_expressible(tok.config) is None and tok.encoder in (None, tok.default_encoder):
             hf = HFRuntime.from_str(json.dumps(tokenizer_json(tok)))
             hf.encode_special_tokens = True
-            return tok, lambda t: hf.encode(t, add_special_tokens=False).ids
-        return tok, lambda t: list(tok.encode_readable(t).ids)   # no library can express it
+            hf2 = HFRuntime.from_str(json.dumps(tokenizer_json(tok)))
+            return _with((tok, lambda t: hf.encode(t, add_special_tokens=False).ids),
+                         lambda t: hf2.encode(t, add_special_tokens=False).ids)
+        return _with((tok, lambda t: list(tok.encode_readable(t).ids)), None)   # no library can express it
     if source == "imported":
         tok, hf = _imported(key, tmp_path_factory.mktemp(key))
         hf.encode_special_tokens = True
-        return tok, lambda t: hf.encode(t, add_special_tokens=False).ids
-    return load_pretrained(key), reference_ids[key]
+        hf2 = HFRuntime.from_str(hf.to_str())
+        hf2.encode_special_tokens = False
+        return _with((tok, lambda t: hf.encode(t, add_special_tokens=False).ids),
+                     lambda t: hf2.encode(t, add_special_tokens=False).ids)
+    return _with((load_pretrained(key), reference_ids[key]), (reference_special_ids or {}).get(key))
 
 
 # Byte-level, but cleaned before encoding (CLIP: ftfy, white space collapsed, lower case), so
@@ -203,6 +220,40 @@ def test_contract_on_any_text(kind, text):
     check_contract(tok, text)
     if covers_any_text(tok):
         assert list(tok.encode(text).ids) == list(reference(text))
+
+
+SPECIAL_PROBE = "x <|endoftext|> y [CLS]z [UNK] <|im_start|>user\nhi<|im_end|> [SEP]"
+
+
+def test_special_tokens_as_text_or_recognized(kind):
+    """Both ways: by default a special token's spelling is ordinary text; with
+    recognize_special_tokens=True it is its one id, no bytes, offsets on the spelling."""
+    tok, _ = kind
+    try:
+        assert tok.encode(SPECIAL_PROBE) == tok.encode(SPECIAL_PROBE, recognize_special_tokens=False)
+    except EncodeError:
+        assert not covers_any_text(tok)
+    ids = {tok.token_to_id(s) for s in tok.special_tokens}
+    for s in tok.special_tokens[:8]:
+        text = f"ab {s} cd"
+        if covers_any_text(tok):
+            assert tok.token_to_id(s) not in set(tok.encode(text).ids)
+        try:
+            e = tok.encode(text, recognize_special_tokens=True)
+        except EncodeError:       # the text around cannot be covered (no unknown token)
+            continue
+        k = list(e.offsets).index((3, 3 + len(s)))
+        assert e.ids[k] == tok.token_to_id(s) and e.tokens[k] == s and e.token_bytes[k] == b""
+        assert e.byte_offsets[k] == (3, 3 + len(s.encode("utf-8")))
+    try:
+        recognized = tok.encode(SPECIAL_PROBE, recognize_special_tokens=True)
+    except EncodeError:
+        return
+    if kind.recognizing is not None:
+        assert list(recognized.ids) == list(kind.recognizing(SPECIAL_PROBE))
+    present = [s for s in tok.special_tokens if s in SPECIAL_PROBE]
+    if present:
+        assert set(recognized.ids) & ids
 
 
 def test_front_chunks_lie_in_the_normalized_text(kind):

@@ -700,3 +700,26 @@ def test_every_reference_on_any_text(reference_ids, reference_special_ids, text)
             assert list(tok.encode(text).ids) == list(reference_ids[name](text)), name
         if name in reference_special_ids and name != "clip":   # open_clip always matches its two
             assert list(tok.encode(text, recognize_special_tokens=True).ids) == list(reference_special_ids[name](text)), name
+
+
+def test_add_special_tokens_as_the_official_tokenizers():
+    """Llama: llama_models' encode(bos=True, eos=False), what its chat formats and HF's tokenizer
+    do; CLIP: open_clip's [sot] + ids + [eot] (before padding to 77); Tekken: BOS <s> = 1."""
+    text = "Hello, world! 你好"
+    if _installed("llama_models"):
+        from llama_models.llama3.tokenizer import Tokenizer as Llama3
+        from llama_models.llama4.tokenizer import Tokenizer as Llama4
+        for name, cls in (("llama3", Llama3), ("llama4", Llama4)):
+            want = cls.get_instance().encode(text, bos=True, eos=False)
+            assert list(load_pretrained(name).encode(text, add_special_tokens=True).ids) == want
+    if _installed("open_clip") and _installed("ftfy"):
+        clip = open_clip_simple_tokenizer()
+        want = [clip.sot_token_id] + clip.encode(text) + [clip.eot_token_id]
+        assert list(load_pretrained("clip").encode(text, add_special_tokens=True).ids) == want
+    if _installed("mistral_common"):
+        assert load_pretrained("mistral-tekken").encode(text, add_special_tokens=True).ids[0] == 1
+        assert load_pretrained("mistral-v1").encode(text, add_special_tokens=True).ids[:2] == (1, 22557)
+    for name in ("deepseek-v4", "jurassic-2", "qwen3.5"):
+        if name in ALL:
+            t = load_pretrained(name)
+            assert t.encode(text, add_special_tokens=True).ids == t.encode(text).ids
