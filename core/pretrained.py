@@ -392,10 +392,11 @@ class PretrainedTokenizer:
     _bytes: tuple = field(repr=False)                # id -> bytes (b"" for special tokens)
     _made_at: Callable = field(repr=False, default=None)   # id -> merge rank or None
     _byte_level: bool = field(repr=False, default=True)
+    _src: Optional[_Source] = field(repr=False, default=None)   # a user's file (core/formats.py)
 
     @property
     def _source(self) -> _Source:
-        return _SOURCES[self.name]
+        return self._src if self._src is not None else _SOURCES[self.name]
 
     @property
     def family(self) -> str:
@@ -421,6 +422,8 @@ class PretrainedTokenizer:
 
     @property
     def summary(self) -> str:
+        if self._src is not None:
+            return f"{self.label}: {self.family}, {self.vocab_size:,} tokens ({self.licence})"
         return (f"{self.label}: pretrained {self.family}, {self.vocab_size:,} tokens "
                 f"(from {self.package}; licence: {self.licence})")
 
@@ -525,13 +528,18 @@ def _post_processor_words(src: _Source) -> str:
 
 
 def _load_tiktoken(name: str) -> PretrainedTokenizer:
-    import tiktoken
-
     src = _SOURCES[name]
     if src.fmt == "tekken":
         ranks, pat_str = _parse_tekken(_read_checked(name), src.id_offset)
     else:
         ranks, pat_str = _parse_tiktoken(_read_checked(name)), src.pat_str
+    return _build_tiktoken(name, src, ranks, pat_str)
+
+
+def _build_tiktoken(name: str, src: _Source, ranks: dict[bytes, int], pat_str: str,
+                    imported: bool = False) -> PretrainedTokenizer:
+    import tiktoken
+
     specials = dict(src.special_tokens)
     enc = tiktoken.Encoding(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=specials)
     n = enc.n_vocab
@@ -579,7 +587,7 @@ def _load_tiktoken(name: str) -> PretrainedTokenizer:
     pattern = regex.compile(pat_str)
     return PretrainedTokenizer(name=name, kind="tiktoken", vocab_size=n, special_tokens=tuple(specials),
                                post_processor=_post_processor_words(src), _encode=encode, _decode=enc.decode,
-                               _front=front, _tokens=tokens_t, _bytes=bytes_t)
+                               _front=front, _tokens=tokens_t, _bytes=bytes_t, _src=src if imported else None)
 
 
 def _load_wordpiece(name: str) -> PretrainedTokenizer:
@@ -858,20 +866,22 @@ def _sp_piece_spans(sp, text: str, is_byte) -> list[tuple[int, int, int]]:
 
 
 def _load_sentencepiece(name: str) -> PretrainedTokenizer:
+    import sentencepiece as spm
+
+    return _build_sentencepiece(name, _SOURCES[name], spm.SentencePieceProcessor(model_proto=_read_checked(name)))
+
+
+def _build_sentencepiece(name: str, src: _Source, sp, imported: bool = False) -> PretrainedTokenizer:
     """A SentencePiece .model run by `sentencepiece` (Mistral v1: BPE; Jurassic-2: Unigram).
 
     Jurassic-2 is encoded as AI21's own JurassicTokenizer (ai21-tokenizer 0.3) does with its
     config.json: text split into lines joined by <|newline|>, each line given a leading space,
     tabs as spaces, runs of 2+ spaces as the longest ▁▁… tokens, and runs of digit tokens
     re-split into groups of three from the right unless the whole number is a token."""
-    import sentencepiece as spm
-
-    src = _SOURCES[name]
-    sp = spm.SentencePieceProcessor(model_proto=_read_checked(name))
     n = sp.get_piece_size()
     pieces = [sp.id_to_piece(i) for i in range(n)]
     is_byte = [sp.is_byte(i) for i in range(n)]
-    jurassic = name == "jurassic-2"
+    jurassic = name == "jurassic-2" and not imported
     newline_id = sp.piece_to_id("<|newline|>") if jurassic else None
     special_ids = [i for i in range(n) if (sp.is_control(i) or sp.is_unknown(i)) and i != newline_id]
     specials = tuple(pieces[i] for i in special_ids)
@@ -1002,7 +1012,7 @@ def _load_sentencepiece(name: str) -> PretrainedTokenizer:
 
     def made_at(i: int) -> Optional[int]:
         """SentencePiece BPE: pieces are stored in merge order, so a merged piece's id is its rank."""
-        if jurassic or i in special_set or is_byte[i] or len(pieces[i]) < 2:
+        if src.family != "BPE" or i in special_set or is_byte[i] or len(pieces[i]) < 2:
             return None
         return i
 
@@ -1010,6 +1020,7 @@ def _load_sentencepiece(name: str) -> PretrainedTokenizer:
         norm = sp.normalize(text)
         chunks = [(m.group(), m.span()) for m in regex.finditer(f"{_SP_SPACE}*[^{_SP_SPACE}]+|{_SP_SPACE}+", norm)]
         words = ("NFKC (sentencepiece nmt_nfkc); each line gets a leading space" if jurassic
+                 else "sentencepiece's own normalizer" if imported
                  else "none (identity); a leading space is added (dummy prefix)")
         return Front(words + "; spaces shown as ▁", norm, "none: SentencePiece reads the whole text; "
                      "shown split where a ▁ starts a word", chunks_of(norm, chunks))
@@ -1017,4 +1028,32 @@ def _load_sentencepiece(name: str) -> PretrainedTokenizer:
     return PretrainedTokenizer(name=name, kind="sentencepiece", vocab_size=n, special_tokens=specials,
                                post_processor=_post_processor_words(src), _encode=encode, _decode=decode,
                                _front=front, _tokens=tokens_t, _bytes=bytes_t, _made_at=made_at,
-                               _byte_level=False)
+                               _byte_level=False, _src=src if imported else None)
+
+
+# ---------------------------------------------------------------- a user's own files (core/formats.py)
+
+def imported_source(name: str, kind: str, family: str, vocab_size: int, what: str, pat_str: str = "",
+                    pattern_label: str = "") -> _Source:
+    """The description of a user's file, for tokenizer_from_tiktoken / tokenizer_from_sentencepiece."""
+    return _Source(kind, "", "", name, "", f"{name} (your {what})", family, vocab_size,
+                   "whatever its author chose: a file you brought", pat_str, pattern_label=pattern_label)
+
+
+def tokenizer_from_tiktoken(ranks: dict[bytes, int], name: str, pat_str: str = CL100K_PAT,
+                            pattern_label: str = "cl100k regex") -> PretrainedTokenizer:
+    """A tokenizer from checked tiktoken ranks (core.formats validates the file first)."""
+    src = imported_source(name, "tiktoken", "byte-level BPE", max(ranks.values()) + 1, ".tiktoken file",
+                          pat_str, pattern_label)
+    return _build_tiktoken(name, src, ranks, pat_str, imported=True)
+
+
+def tokenizer_from_sentencepiece(sp, name: str) -> PretrainedTokenizer:
+    """A tokenizer from a loaded sentencepiece.SentencePieceProcessor. Its family is read off the
+    scores: BPE pieces are scored by merge order (whole numbers), Unigram ones by log-probabilities."""
+    n = sp.get_piece_size()
+    scores = [sp.get_score(i) for i in range(n) if not (sp.is_control(i) or sp.is_unknown(i) or sp.is_byte(i)
+                                                        or sp.is_unused(i))]
+    bpe = bool(scores) and all(float(x).is_integer() for x in scores)
+    src = imported_source(name, "sentencepiece", "BPE" if bpe else "Unigram", n, "SentencePiece model")
+    return _build_sentencepiece(name, src, sp, imported=True)

