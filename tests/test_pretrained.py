@@ -729,3 +729,15 @@ def test_add_special_tokens_as_the_official_tokenizers():
         if name in ALL:
             t = load_pretrained(name)
             assert t.encode(text, add_special_tokens=True).ids == t.encode(text).ids
+
+
+def test_many_special_tokens_match_as_one_alternation():
+    """The trie regex used for many special tokens finds what a longest-first alternation finds."""
+    import re
+    from core.pretrained import _specials_regex
+
+    words = [f"<|reserved_{i}|>" for i in range(300)] + ["<s>", "<s>x", "ab", "abc", "<|pad|>", "a"]
+    trie = _specials_regex(words)
+    plain = re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+    text = "x<s>xy abc <|reserved_299|> <|pad|> ab <|reserved_1|> <|reserved_|> <|reserved_3000|> aab <s<s>"
+    assert [m.span() for m in trie.finditer(text)] == [m.span() for m in plain.finditer(text)]
