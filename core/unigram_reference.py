@@ -30,6 +30,7 @@ from typing import Optional
 
 from .corpus import WordCounts
 from .errors import CorpusError
+from .trainer import cut_long_words
 from .unigram import (EMStep, EXPECTED_FREQUENCY_THRESHOLD, METASPACE, MIN_SCORE_PENALTY_DELTA, PruneStep,
                       TRAINING_UNK, UNK_PENALTY, UnigramConfig, UnigramTrace, check_sizes, digamma, fsum_left,
                       log_sum_exp)
@@ -348,6 +349,7 @@ def finalize(pieces, required: list[str], config: UnigramConfig) -> tuple[list[t
 def train_reference(words: WordCounts, config: UnigramConfig) -> UnigramTrace:
     """Train a Unigram vocabulary the readable way (the same trace as core.unigram.train_unigram)."""
     config = config.resolved()
+    words, cut_notes = cut_long_words(words)        # as the other trainers do (core/trainer.py)
     sentences = training_words(words, config)
     if not sentences:
         raise CorpusError("the corpus has no words to train on")
@@ -374,7 +376,7 @@ def train_reference(words: WordCounts, config: UnigramConfig) -> UnigramTrace:
         prunes.append(record)
     vocab, unk_id = finalize(pieces, required, config)
     return UnigramTrace(config, tuple(seeds), tuple(em_steps), tuple(prunes), tuple(vocab), unk_id,
-                        tuple(required), notes_for(vocab, config))
+                        tuple(required), cut_notes + notes_for(vocab, config))
 
 
 def notes_for(vocab, config: UnigramConfig) -> tuple[str, ...]:
