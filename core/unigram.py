@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Optional
 
 from .errors import ConfigError
@@ -86,7 +87,6 @@ class EMStep:
     round: int                  # 1-based: EM steps and one pruning make a round
     sub_iteration: int          # 1-based within the round
     loss: float
-    n_tokens: int               # Viterbi tokens summed over the unique words (HF's num_tokens)
     pieces: tuple[str, ...]
     scores: tuple[float, ...]
 
@@ -119,7 +119,7 @@ class UnigramTrace:
             "config": {**asdict(self.config), "special_tokens": list(self.config.special_tokens)},
             "seeds": [[p, s] for p, s in self.seeds],
             "em_steps": [{"round": e.round, "sub_iteration": e.sub_iteration, "loss": e.loss,
-                          "n_tokens": e.n_tokens, "pieces": list(e.pieces), "scores": list(e.scores)}
+                          "pieces": list(e.pieces), "scores": list(e.scores)}
                          for e in self.em_steps],
             "prunes": [{"round": p.round, "size_before": p.size_before, "size_after": p.size_after,
                         "target": p.target, "pruned": [[t, l] for t, l in p.pruned]} for p in self.prunes],
@@ -138,7 +138,7 @@ class UnigramTrace:
         return cls(
             config=config,
             seeds=tuple((p, float(s)) for p, s in data["seeds"]),
-            em_steps=tuple(EMStep(e["round"], e["sub_iteration"], float(e["loss"]), e["n_tokens"],
+            em_steps=tuple(EMStep(e["round"], e["sub_iteration"], float(e["loss"]),
                                   tuple(e["pieces"]), tuple(float(x) for x in e["scores"]))
                            for e in data["em_steps"]),
             prunes=tuple(PruneStep(p["round"], p["size_before"], p["size_after"], p["target"],
@@ -359,12 +359,10 @@ class _FastTrainer:
         unk_score = self._unk_score()
         expected = [0.0] * len(self.texts)
         total = sum(counts)
-        loss, n_tokens = 0.0, 0
+        loss = 0.0
         for w, rows in enumerate(self.rows):
             lat = _alive_rows(rows, score, unk_score)
-            n = len(lat)
-            z = _forward_backward(lat, n, counts[w], expected)
-            n_tokens += len(_best_path(lat, n))
+            z = _forward_backward(lat, len(lat), counts[w], expected)
             loss -= z / total
         # M step
         kept, s_total = [], 0.0
@@ -379,7 +377,7 @@ class _FastTrainer:
         for sid in kept:
             score[sid] = digamma(expected[sid]) - log_total
         self.order = kept
-        return EMStep(round_no, sub, loss, n_tokens, tuple(self.texts[i] for i in kept),
+        return EMStep(round_no, sub, loss, tuple(self.texts[i] for i in kept),
                       tuple(score[i] for i in kept))
 
     def prune(self, round_no: int) -> PruneStep:
@@ -529,8 +527,12 @@ def _seed_pieces(sentences, config: UnigramConfig) -> list[tuple[str, float]]:
 
 def unigram_words(words, config: UnigramConfig) -> list[tuple[str, int]]:
     """The words as the trainer sees them: "▁low" for "low" (HF Metaspace, prepend always)."""
-    prefix = METASPACE if config.metaspace else ""
-    return [(prefix + w, c) for w, c in zip(words.words, words.counts) if w]
+    return [(metaspace_word(w, config.metaspace), c) for w, c in zip(words.words, words.counts) if w]
+
+
+def metaspace_word(word: str, metaspace: bool = True) -> str:
+    """"▁" + word, as HF Metaspace(prepend_scheme="always") writes a pre-token (not twice)."""
+    return METASPACE + word if metaspace and not word.startswith(METASPACE) else word
 
 
 def _required_characters(sentences) -> list[str]:
@@ -575,3 +577,263 @@ def train_unigram(words, config: UnigramConfig, progress=None) -> UnigramTrace:
                   "EM dropped pieces expected less than half a time",)
     return UnigramTrace(config, tuple(trainer.seeds), tuple(em_steps), tuple(prunes), tuple(vocab), unk_id,
                         tuple(required), notes)
+
+
+# ---------------------------------------------------------------- the tokenizer
+
+NORMALIZER_WORDS = {"none": "none: the text is used as typed", "lowercase": "lowercase", "nfkc": "NFKC",
+                    "bert-uncased": "BERT uncased: clean, split CJK, strip accents, lowercase"}
+
+
+@dataclass(frozen=True)
+class UnigramTokenizer:
+    """A Unigram vocabulary (pieces with scores, in id order) that encodes each word with the
+    highest-scoring segmentation (Viterbi), as HF `tokenizers`' Unigram model does: ties go to
+    the segmentation whose last piece is longest; a character no piece covers is the unknown
+    token (consecutive ones fused into one), or an EncodeError when there is none."""
+    pieces: tuple[tuple[str, float], ...]
+    unk_id: Optional[int] = None
+    special_tokens: tuple[str, ...] = ()
+    pre_tokenizer: str = "whitespace"
+    normalizer: str = "none"
+    metaspace: bool = True
+    name: str = "unigram"
+    source: str = "trained here"
+
+    @classmethod
+    def from_trace(cls, trace: UnigramTrace, name: str = "unigram") -> "UnigramTokenizer":
+        c = trace.config
+        specials = tuple(c.special_tokens)
+        if c.unk_token is not None and c.unk_token not in specials:
+            specials = (c.unk_token,) + specials
+        return cls(pieces=trace.vocab, unk_id=trace.unk_id, special_tokens=specials, pre_tokenizer=c.pre_tokenizer,
+                   normalizer=c.normalizer, metaspace=c.metaspace, name=name)
+
+    # -- the Tokenizer contract (core/tokenizer.py)
+
+    family = "Unigram"
+    byte_level = False
+    encoders: tuple[str, ...] = ()
+    post_processor = "none: a Unigram vocabulary trained here adds nothing around the text"
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.pieces)
+
+    @property
+    def summary(self) -> str:
+        return (f"{self.source} (unigram, pre-tokenizer {self.pre_tokenizer}, normalizer {self.normalizer}): "
+                f"{len(self.pieces):,} pieces with scores, Viterbi segmentation")
+
+    def with_encoder(self, encoder: Optional[str]) -> "UnigramTokenizer":
+        if encoder is not None:
+            from .errors import ConfigError as _ConfigError
+            raise _ConfigError(f"a Unigram tokenizer has one encoder (Viterbi): {encoder!r} does not apply")
+        return self
+
+    def id_to_token(self, id: int) -> str:
+        return self.pieces[self._check(id)][0]
+
+    def token_to_id(self, token: str) -> Optional[int]:
+        return self._ids.get(token)
+
+    def score(self, id: int) -> float:
+        return self.pieces[self._check(id)][1]
+
+    def token_bytes(self, id: int) -> bytes:
+        piece = self.pieces[self._check(id)][0]
+        if piece in self._special_set:
+            return b""
+        return piece.replace(METASPACE, " ").encode("utf-8", "surrogatepass")
+
+    def made_at(self, id: int) -> Optional[int]:
+        self._check(id)
+        return None
+
+    def front(self, text: str):
+        from .pipeline import normalize_aligned, pre_tokenize
+        from .tokenizer import Chunk, Front
+        norm, _ = normalize_aligned(text, self.normalizer)
+        chunks = tuple(Chunk(metaspace_word(w, self.metaspace), w, s, e) for w, (s, e) in pre_tokenize(norm, self.pre_tokenizer))
+        pre = self.pre_tokenizer + (", then ▁ before each word (Metaspace)" if self.metaspace else "")
+        return Front(NORMALIZER_WORDS.get(self.normalizer, self.normalizer), norm, pre, chunks)
+
+    def encode(self, text: str, *, add_special_tokens: bool = False, pair: Optional[str] = None):
+        """Viterbi per word. With `pair`, the second text follows (token type 1, offsets in its own
+        coordinates, as HF gives them); nothing is added around either."""
+        from .encoding import Encoding
+        if pair is not None:
+            a, b = self._encode_one(text), self._encode_one(pair)
+            return Encoding(ids=a[0] + b[0], tokens=a[1] + b[1],
+                            token_bytes=tuple(self.token_bytes(i) for i in a[0] + b[0]), offsets=a[2] + b[2],
+                            encoder="viterbi", attention_mask=(1,) * (len(a[0]) + len(b[0])),
+                            token_type_ids=(0,) * len(a[0]) + (1,) * len(b[0])).with_byte_offsets(text, pair)
+        ids, tokens, offsets = self._encode_one(text)
+        extra = {}
+        if add_special_tokens:
+            extra = {"attention_mask": (1,) * len(ids), "token_type_ids": (0,) * len(ids)}
+        return Encoding(ids=ids, tokens=tokens, token_bytes=tuple(self.token_bytes(i) for i in ids),
+                        offsets=offsets, encoder="viterbi", **extra).with_byte_offsets(text)
+
+    def _encode_one(self, text: str):
+        from .pipeline import normalize_aligned, pre_tokenize
+        norm, align = normalize_aligned(text, self.normalizer)
+        ids, tokens, offsets = [], [], []
+        pieces = self.pieces
+        for word, (s, _e) in pre_tokenize(norm, self.pre_tokenizer):
+            mword = metaspace_word(word, self.metaspace)
+            shift = len(mword) - len(word)        # 1 when "▁" was written before the word
+            for a, b, i in self.segment(mword):
+                x, y = s + max(a - shift, 0), s + b - shift
+                if y > x:
+                    offsets.append((align[x][0], align[y - 1][1]))
+                else:
+                    pos = align[x][0] if x < len(align) else len(text)
+                    offsets.append((pos, pos))
+                ids.append(i)
+                tokens.append(pieces[i][0])
+        return tuple(ids), tuple(tokens), tuple(offsets)
+
+    def segment(self, word: str) -> list[tuple[int, int, int]]:
+        """(start, end, id) of each piece of the best segmentation of one (pre-tokenized) word."""
+        cache = self._cache
+        hit = cache.get(word)
+        if hit is not None:
+            return hit
+        out = self._viterbi(word)
+        if len(cache) < 100_000:
+            cache[word] = out
+        return out
+
+    def _viterbi(self, word: str) -> list[tuple[int, int, int]]:
+        """HF Unigram.encode_optimized: best[j] is the best score of a segmentation of word[:j];
+        a piece ending at j replaces it only when strictly better, so among equal ones the piece
+        starting earliest (the longest last piece) stays."""
+        from .errors import EncodeError
+        n = len(word)
+        table, pieces, unk_id, unk_score = self._table, self.pieces, self.unk_id, self._unk_score
+        best = [0.0] * (n + 1)
+        start = [-1] * (n + 1)
+        ident = [0] * (n + 1)
+        get = table.get
+        for i in range(n):
+            base = best[i]
+            single = False
+            for j in range(i + 1, n + 1):
+                pid = get(word[i:j])
+                if pid is None:
+                    break
+                if pid < 0:
+                    continue
+                cand = pieces[pid][1] + base
+                if start[j] < 0 or cand > best[j]:
+                    best[j], start[j], ident[j] = cand, i, pid
+                if j == i + 1:
+                    single = True
+            if not single:
+                cand = unk_score + base
+                if start[i + 1] < 0 or cand > best[i + 1]:
+                    if unk_id is None:
+                        raise EncodeError(f"{word[i]!r} is not in the vocabulary and this tokenizer has no "
+                                          "unknown token: train with --unk-token")
+                    best[i + 1], start[i + 1], ident[i + 1] = cand, i, unk_id
+        out = []
+        j = n
+        while j > 0:
+            i = start[j]
+            if ident[j] == unk_id and out and out[-1][2] == unk_id and out[-1][3]:
+                out[-1] = (i, out[-1][1], unk_id, True)      # consecutive unknown characters: one token
+            else:
+                out.append((i, j, ident[j], ident[j] == unk_id))
+            j = i
+        out.reverse()
+        result = []
+        for a, b, i, is_unk in out:
+            if is_unk:               # HF looks the fused text up: a piece spelled so wins
+                i = self._ids.get(word[a:b], unk_id)
+            result.append((a, b, i))
+        return result
+
+    def decode(self, ids) -> str:
+        text = "".join(self.id_to_token(i) for i in ids).replace(METASPACE, " ")
+        return text[1:] if self.metaspace and text.startswith(" ") else text
+
+    # -- lookups
+
+    def _check(self, i) -> int:
+        from .errors import EncodeError
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(self.pieces):
+            raise EncodeError(f"id {i!r} is out of range: this vocabulary has ids 0 to {len(self.pieces) - 1}")
+        return i
+
+    @cached_property
+    def _ids(self) -> dict[str, int]:
+        ids: dict[str, int] = {}
+        for i, (p, _) in enumerate(self.pieces):
+            ids[p] = i                # a repeated piece: the last id, as HF's map keeps it
+        return ids
+
+    @cached_property
+    def _table(self) -> dict[str, int]:
+        return _prefix_table((i, p) for p, i in self._ids.items())
+
+    @cached_property
+    def _special_set(self) -> frozenset:
+        return frozenset(self.special_tokens)
+
+    @cached_property
+    def _unk_score(self) -> float:
+        m = math.inf
+        for _, s in self.pieces:
+            if s < m:
+                m = s
+        return m - UNK_PENALTY
+
+    @cached_property
+    def _cache(self) -> dict:
+        return {}
+
+    # -- files
+
+    def hf_tokenizer(self):
+        """The same tokenizer as a `tokenizers.Tokenizer` (what tokenizer.json holds)."""
+        from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
+        from .errors import ConfigError as _ConfigError
+        if self.pre_tokenizer != "whitespace":
+            raise _ConfigError(f"a Unigram tokenizer.json is written for the whitespace pre-tokenizer only "
+                               f"(this one uses {self.pre_tokenizer})")
+        hf = Tokenizer(models.Unigram([(p, s) for p, s in self.pieces], self.unk_id, False))
+        hf.normalizer = {
+            "none": None, "lowercase": normalizers.Lowercase(), "nfkc": normalizers.NFKC(),
+            "bert-uncased": normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
+                                                       strip_accents=True, lowercase=True),
+        }[self.normalizer]
+        steps = [pre_tokenizers.WhitespaceSplit()]
+        if self.metaspace:
+            steps.append(pre_tokenizers.Metaspace(replacement=METASPACE, prepend_scheme="always", split=False))
+            hf.decoder = decoders.Metaspace(replacement=METASPACE, prepend_scheme="always", split=False)
+        hf.pre_tokenizer = pre_tokenizers.Sequence(steps)
+        hf.add_special_tokens(list(self.special_tokens))
+        return hf
+
+    def tokenizer_json(self) -> dict:
+        """tokenizer.json: HF's own file, plus a `model.playground` section to load it back here."""
+        data = json.loads(self.hf_tokenizer().to_str())
+        data["model"]["playground"] = {
+            "format": 1, "model": "unigram", "pre_tokenizer": self.pre_tokenizer, "normalizer": self.normalizer,
+            "metaspace": self.metaspace, "special_tokens": list(self.special_tokens),
+        }
+        return data
+
+    @classmethod
+    def from_tokenizer_json(cls, data: dict, name: str = "unigram") -> "UnigramTokenizer":
+        model, pg = data["model"], data["model"]["playground"]
+        pieces = tuple((str(p), float(s)) for p, s in model["vocab"])
+        unk_id = model.get("unk_id")
+        if unk_id is not None and not (isinstance(unk_id, int) and 0 <= unk_id < len(pieces)):
+            raise ConfigError(f"unk_id {unk_id!r} is outside the vocabulary")
+        if not pieces:
+            raise ConfigError("the vocabulary is empty")
+        return cls(pieces=pieces, unk_id=unk_id, special_tokens=tuple(pg.get("special_tokens", ())),
+                   pre_tokenizer=pg.get("pre_tokenizer", "whitespace"), normalizer=pg.get("normalizer", "none"),
+                   metaspace=bool(pg.get("metaspace", True)), name=name)

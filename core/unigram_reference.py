@@ -39,7 +39,7 @@ from .unigram import (EMStep, EXPECTED_FREQUENCY_THRESHOLD, METASPACE, MIN_SCORE
 def training_words(words: WordCounts, config: UnigramConfig) -> list[tuple[str, int]]:
     """The words as the trainer sees them: "▁low" for "low" (HF Metaspace, prepend always)."""
     prefix = METASPACE if config.metaspace else ""
-    return [(prefix + w, c) for w, c in zip(words.words, words.counts) if w]
+    return [(w if w.startswith(prefix) else prefix + w, c) for w, c in zip(words.words, words.counts) if w]
 
 
 # ---------------------------------------------------------------- 1. seed pieces
@@ -182,18 +182,16 @@ def viterbi(lat: Lattice) -> list[Node]:
 
 # ---------------------------------------------------------------- 2. EM
 
-def e_step(sentences, ids, scores, max_len, unk_score) -> tuple[float, int, list[float]]:
-    """Expected piece counts over the corpus, its loss (-Σ count·log Z / Σ count) and the number
-    of Viterbi tokens over the unique words."""
+def e_step(sentences, ids, scores, max_len, unk_score) -> tuple[float, list[float]]:
+    """Expected piece counts over the corpus, and its loss (-Σ count·log Z / Σ count)."""
     expected = [0.0] * len(scores)
     total = sum(c for _, c in sentences)
-    loss, n_tokens = 0.0, 0
+    loss = 0.0
     for word, count in sentences:
         lat = build_lattice(word, ids, scores, max_len, unk_score)
         z = forward_backward(lat, count, expected)
-        n_tokens += len(viterbi(lat))
         loss -= z / total
-    return loss, n_tokens, expected
+    return loss, expected
 
 
 def m_step(pieces: list[tuple[str, float]], expected: list[float]) -> list[tuple[str, float]]:
@@ -366,9 +364,9 @@ def train_reference(words: WordCounts, config: UnigramConfig) -> UnigramTrace:
             scores = [s for _, s in pieces]
             unk_score = min(s for _, s in pieces[1:]) - UNK_PENALTY
             max_len = max(len(p) for p, _ in pieces[1:])
-            loss, n_tokens, expected = e_step(sentences, ids, scores, max_len, unk_score)
+            loss, expected = e_step(sentences, ids, scores, max_len, unk_score)
             pieces = m_step(pieces, expected)
-            em_steps.append(EMStep(round_no, sub, loss, n_tokens, tuple(p for p, _ in pieces[1:]),
+            em_steps.append(EMStep(round_no, sub, loss, tuple(p for p, _ in pieces[1:]),
                                    tuple(s for _, s in pieces[1:])))
         if len(pieces) <= config.desired_size:
             break
