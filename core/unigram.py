@@ -26,6 +26,10 @@ UNK_PENALTY = 10.0            # an unknown character scores the lowest piece's s
 EXPECTED_FREQUENCY_THRESHOLD = 0.5   # the M step drops pieces expected fewer times than this
 MIN_SCORE_PENALTY_DELTA = 0.0001     # finalize: each missing required character a little lower
 MAX_VOCAB_SIZE = 1_000_000
+# HF loops for ever when no piece can be pruned (every one is a character or has no second-best
+# segmentation) while there are still more than 1.1 × vocab_size; we stop there and say so.
+STUCK_NOTE = ("pruning stopped: every piece left is one the trainer keeps (a character, or a piece "
+              "with no other segmentation); the vocabulary was cut from them")
 
 
 @dataclass(frozen=True)
@@ -472,13 +476,13 @@ class _FastTrainer:
                 specials.insert(0, (config.unk_token, 0.0))
         size = config.vocab_size - len(specials)
         for sid in self.order:
+            if len(out) >= size:       # HF tests `==` after adding, so it overshoots when the characters fill it
+                break
             p = texts[sid]
             if p in inserted:
                 continue
             inserted.add(p)
             out.append((p, score[sid]))
-            if len(out) == size:
-                break
         out.sort(key=lambda x: -x[1])
         return specials + out, unk_id
 
@@ -558,6 +562,7 @@ def train_unigram(words, config: UnigramConfig, progress=None) -> UnigramTrace:
         required = _required_characters(sentences)
         check_sizes(config, len(required), len(trainer.seeds))
         em_steps, prunes = [], []
+        stuck_note = None
         planned = max(1, int((math.log(config.desired_size) - math.log(len(trainer.seeds) + 1))
                              / math.log(config.shrinking_factor)) + 1) * config.n_sub_iterations
         round_no = 0
@@ -570,8 +575,11 @@ def train_unigram(words, config: UnigramConfig, progress=None) -> UnigramTrace:
             if len(trainer.order) + 1 <= config.desired_size:
                 break
             prunes.append(trainer.prune(round_no))
+            if not prunes[-1].pruned:
+                stuck_note = STUCK_NOTE
+                break
         vocab, unk_id = trainer.finalize(required)
-    notes = tuple(cut_notes)
+    notes = tuple(cut_notes) + ((stuck_note,) if stuck_note else ())
     if len(vocab) < config.vocab_size:
         notes += (f"the vocabulary has {len(vocab)} pieces, fewer than the {config.vocab_size} asked for: "
                   "EM dropped pieces expected less than half a time",)

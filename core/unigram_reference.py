@@ -31,7 +31,7 @@ from typing import Optional
 from .corpus import WordCounts
 from .errors import CorpusError
 from .trainer import cut_long_words
-from .unigram import (EMStep, EXPECTED_FREQUENCY_THRESHOLD, METASPACE, MIN_SCORE_PENALTY_DELTA, PruneStep,
+from .unigram import (STUCK_NOTE, EMStep, EXPECTED_FREQUENCY_THRESHOLD, METASPACE, MIN_SCORE_PENALTY_DELTA, PruneStep,
                       TRAINING_UNK, UNK_PENALTY, UnigramConfig, UnigramTrace, check_sizes, digamma, fsum_left,
                       log_sum_exp)
 
@@ -334,12 +334,12 @@ def finalize(pieces, required: list[str], config: UnigramConfig) -> tuple[list[t
             specials.insert(0, (config.unk_token, 0.0))
     size = config.vocab_size - len(specials)
     for p, s in pieces:
+        if len(out) >= size:      # (HF checks `==` after adding: with the characters alone at the
+            break                 # size it would add every piece; docs/unigram.md)
         if p in inserted:
             continue
         inserted.add(p)
         out.append((p, 0.0 if math.isnan(s) else s))
-        if len(out) == size:
-            break
     out.sort(key=lambda x: -x[1])
     return specials + out, unk_id
 
@@ -356,6 +356,7 @@ def train_reference(words: WordCounts, config: UnigramConfig) -> UnigramTrace:
     check_sizes(config, len(required), len(seeds))
     pieces: list[tuple[str, float]] = [(TRAINING_UNK, math.nan)] + seeds
     em_steps, prunes = [], []
+    stuck: tuple[str, ...] = ()
     round_no = 0
     while True:
         round_no += 1
@@ -372,9 +373,12 @@ def train_reference(words: WordCounts, config: UnigramConfig) -> UnigramTrace:
             break
         pieces, record = prune(pieces, sentences, config, round_no)
         prunes.append(record)
+        if not record.pruned:          # nothing could go: HF would loop for ever here
+            stuck = (STUCK_NOTE,)
+            break
     vocab, unk_id = finalize(pieces, required, config)
     return UnigramTrace(config, tuple(seeds), tuple(em_steps), tuple(prunes), tuple(vocab), unk_id,
-                        tuple(required), cut_notes + notes_for(vocab, config))
+                        tuple(required), cut_notes + stuck + notes_for(vocab, config))
 
 
 def notes_for(vocab, config: UnigramConfig) -> tuple[str, ...]:
