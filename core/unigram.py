@@ -237,19 +237,30 @@ def _prefix_table(pieces) -> dict[str, int]:
     return table
 
 
-def _matches(word: str, table: dict[str, int]) -> list[list[tuple[int, int]]]:
-    """For each start, the (end, sid) of every piece beginning there, shorter first."""
+def _matches(word: str, table: dict[str, int], cache: Optional[dict] = None,
+             max_len: int = 0) -> list[tuple[tuple[int, int], ...]]:
+    """For each start, the (length, sid) of every piece beginning there, shorter first. What a
+    start matches depends only on the next max_len characters: with a cache, words share rows."""
     n = len(word)
     out = []
     get = table.get
     for b in range(n):
-        row = []
+        if cache is not None:
+            key = word[b:b + max_len]
+            row = cache.get(key)
+            if row is not None:
+                out.append(row)
+                continue
+        found = []
         for e in range(b + 1, n + 1):
             sid = get(word[b:e])
             if sid is None:
                 break
             if sid >= 0:
-                row.append((e, sid))
+                found.append((e - b, sid))
+        row = tuple(found)
+        if cache is not None:
+            cache[key] = row
         out.append(row)
     return out
 
@@ -262,11 +273,12 @@ def _alive_rows(rows, score, unk_score):
     for row in rows:
         live = []
         single = False
-        for e, sid in row:
+        b = b1 - 1
+        for length, sid in row:
             s = score[sid]
             if s is not None:
-                live.append((e, sid, s))
-                if e == b1:
+                live.append((b + length, sid, s))
+                if length == 1:
                     single = True
         if not single:
             live.append((b1, 0, unk_score))
@@ -304,37 +316,63 @@ def _best_path(lat, n: int) -> list[tuple[int, int, int, float]]:
     return path
 
 
-def _forward_backward(lat, n: int, count: int, expected: list) -> float:
-    alpha = [None] * (n + 1)
+def _word_expectations(rows, score, unk_score: float, count: int, expected: list) -> float:
+    """_alive_rows and forward-backward in one go: the forward pass builds the word's lattice as
+    it goes (both run over starts left to right, nodes shorter first), then the backward pass and
+    the expected counts (in the reference's order: starts left to right). Returns count × log Z.
+    A position's forward value starts at -inf, which log_sum_exp turns into its first term exactly."""
+    n = len(rows)
+    ninf = -math.inf
+    alpha = [ninf] * (n + 1)
     alpha[0] = 0.0
-    for b in range(n):
-        ab = alpha[b]
-        for e, sid, s in lat[b]:
+    lat = []
+    b1 = 1
+    for row in rows:
+        ab = alpha[b1 - 1]
+        live = []
+        single = False
+        b = b1 - 1
+        for length, sid in row:
+            s = score[sid]
+            if s is None:
+                continue
+            e = b + length
+            live.append((e, sid, s))
+            if length == 1:
+                single = True
             v = s + ab
             cur = alpha[e]
-            if cur is None:
-                alpha[e] = v
-            elif cur > v:
+            if cur > v:
                 alpha[e] = cur if cur > v + 50.0 else cur + _log(_exp(v - cur) + 1.0)
             else:
                 alpha[e] = v if v > cur + 50.0 else v + _log(_exp(cur - v) + 1.0)
+        if not single:
+            live.append((b1, 0, unk_score))
+            v = unk_score + ab
+            cur = alpha[b1]
+            if cur > v:
+                alpha[b1] = cur if cur > v + 50.0 else cur + _log(_exp(v - cur) + 1.0)
+            else:
+                alpha[b1] = v if v > cur + 50.0 else v + _log(_exp(cur - v) + 1.0)
+        lat.append(live)
+        b1 += 1
     beta = [0.0] * (n + 1)
     for b in range(n - 1, -1, -1):
-        acc = None
+        acc = ninf
         for e, sid, s in lat[b]:
             v = s + beta[e]
-            if acc is None:
-                acc = v
-            elif acc > v:
+            if acc > v:
                 acc = acc if acc > v + 50.0 else acc + _log(_exp(v - acc) + 1.0)
             else:
                 acc = v if v > acc + 50.0 else v + _log(_exp(acc - v) + 1.0)
         beta[b] = acc
     z = alpha[n]
-    for b in range(n):
+    b = 0
+    for live in lat:
         ab = alpha[b]
-        for e, sid, s in lat[b]:
+        for e, sid, s in live:
             expected[sid] += count * _exp(ab + s + beta[e] - z)
+        b += 1
     return count * z
 
 
@@ -348,7 +386,9 @@ class _FastTrainer:
         self.score: list = [math.nan] + [s for _, s in self.seeds]       # sid -> score, None when gone
         self.order = list(range(1, len(self.texts)))                     # current pieces, in order
         table = _prefix_table((sid, self.texts[sid]) for sid in self.order)
-        self.rows = [_matches(w, table) for w in self.words]
+        cache: dict = {}
+        longest = max((len(t) for t in self.texts[1:]), default=1)
+        self.rows = [_matches(w, table, cache, longest) for w in self.words]
 
     def _unk_score(self) -> float:
         score = self.score
@@ -365,8 +405,7 @@ class _FastTrainer:
         total = sum(counts)
         loss = 0.0
         for w, rows in enumerate(self.rows):
-            lat = _alive_rows(rows, score, unk_score)
-            z = _forward_backward(lat, len(lat), counts[w], expected)
+            z = _word_expectations(rows, score, unk_score, counts[w], expected)
             loss -= z / total
         # M step
         kept, s_total = [], 0.0
