@@ -5,7 +5,7 @@ measured in the same run, and Viterbi ids against HF's and sentencepiece's Unigr
                                       [--no-viterbi]
 
 Corpora (bench/corpora.py): `mixed:N` = the tests' `mixed_text` recipe (KJV lines with jieba words
-and emoji mixed in) up to N bytes (1 MB: 26k unique words, 5,8k characters); `kjv2` = the King
+and emoji mixed in) up to N bytes (1 MB: 26,029 unique words, 5,374 distinct characters); `kjv2` = the King
 James Bible twice (8.6 MB, 14,599 unique words; the 8.6 MB `mixed` has more distinct characters
 than 8,000, which HF refuses). Each is written to a temp file; then
   1. `python -m core train FILE --model unigram --vocab-size N --save ours.json` against a Python

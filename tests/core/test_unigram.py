@@ -77,6 +77,15 @@ def test_kjv_slice_gives_hf_vocabulary():
                                                        n_sub_iterations=1, seed_size=2000))
 
 
+def test_chinese_words_give_hf_vocabulary():
+    """jieba dictionary words (each up to 5 times): thousands of characters, few repeats."""
+    rows = _jieba_rows()
+    sample = random.Random(3).sample(rows, 6000)
+    text = "\n".join(" ".join([w] * min(int(c), 5)) for w, c in sample)
+    chars = len(set(text) - set(" \n")) + 1          # + ▁
+    compare_with_hf(text, UnigramConfig(vocab_size=chars + 800))
+
+
 def test_seeds_are_hfs():
     """HF's own unit test of make_seed_sentence_pieces (trainer.rs, test_unigram_chars): the
     seeds of "This is a" and "こんにちは友達" (fed as they are, no ▁)."""
@@ -146,10 +155,14 @@ def test_trace_records_every_step_and_round_trips_as_json():
 
 # ---------------------------------------------------------------- Viterbi equals HF's and sentencepiece's
 
-def _jieba_words() -> list[str]:
+def _jieba_rows() -> list[tuple[str, str]]:
     folder = importlib.util.find_spec("jieba").submodule_search_locations[0]
     with open(os.path.join(folder, "dict.txt"), encoding="utf-8") as f:
-        return [line.split()[0] for line in f if line.strip()]
+        return [tuple(line.split()[:2]) for line in f if line.strip()]
+
+
+def _jieba_words() -> list[str]:
+    return [w for w, _ in _jieba_rows()]
 
 
 def sentencepiece_case(tmp: Path, n_zh: int = 3000, vocab_size: int = 6000):
