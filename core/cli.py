@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Optional
 
@@ -185,7 +186,9 @@ def _train_unigram(args) -> int:
                            n_sub_iterations=args.n_sub_iterations, unk_token=args.unk_token,
                            special_tokens=specials, pre_tokenizer=args.pre_tokenizer or "whitespace",
                            normalizer=args.normalizer).resolved()
-    trace = train_unigram(_words(args), config)
+    # the CLI runs no other threads: the E steps may fork workers, one per core (the same trace)
+    trace = train_unigram(_words(args), config, workers=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                          else (os.cpu_count() or 1))
     if args.save:
         try:
             save_tokenizer(trace, args.save)

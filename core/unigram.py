@@ -11,6 +11,7 @@ operation for operation; docs/unigram.md says where the results differ and why.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from dataclasses import asdict, dataclass
@@ -26,6 +27,10 @@ UNK_PENALTY = 10.0            # an unknown character scores the lowest piece's s
 EXPECTED_FREQUENCY_THRESHOLD = 0.5   # the M step drops pieces expected fewer times than this
 MIN_SCORE_PENALTY_DELTA = 0.0001     # finalize: each missing required character a little lower
 MAX_VOCAB_SIZE = 1_000_000
+# The E step sums each block of this many words on its own, then adds the blocks in order (as HF
+# sums each thread's share, then the shares), so the floats do not depend on how many processes
+# share the work (core/unigram.py runs blocks in parallel when asked; the reference in a loop).
+WORD_BLOCK = 1024
 # HF loops for ever when no piece can be pruned (every one is a character or has no second-best
 # segmentation) while there are still more than 1.1 × vocab_size; we stop there and say so.
 STUCK_NOTE = ("pruning stopped: every piece left is one the trainer keeps (a character, or a piece "
@@ -376,6 +381,74 @@ def _word_expectations(rows, score, unk_score: float, count: int, expected: list
     return count * z
 
 
+_WORKER_TRAINER = None      # the trainer a forked worker inherited (set just before the fork)
+
+
+def _in_worker(name: str, parts, shared):
+    return globals()[name](_WORKER_TRAINER, parts, *shared)
+
+
+def _e_blocks(trainer, blocks, score, unk_score, total):
+    """For each block of words: {sid: expected count} summed over its words in order, and
+    Σ −count·log Z / total over them."""
+    rows, counts = trainer.rows, trainer.counts
+    out = []
+    for start, end in blocks:
+        expected: dict[int, float] = _ZeroDict()
+        loss = 0.0
+        for w in range(start, end):
+            z = _word_expectations(rows[w], score, unk_score, counts[w], expected)
+            loss -= z / total
+        out.append((dict(expected), loss))
+    return out
+
+
+class _ZeroDict(dict):
+    """A dict whose missing keys read 0.0 (so `d[k] += x` starts from 0.0, as a list would)."""
+    def __missing__(self, key):
+        return 0.0
+
+
+def _viterbi_blocks(trainer, blocks, score, unk_score):
+    rows, counts = trainer.rows, trainer.counts
+    out = []
+    for start, end in blocks:
+        freq: dict[int, float] = _ZeroDict()
+        for w in range(start, end):
+            count = counts[w]
+            lat = _alive_rows(rows[w], score, unk_score)
+            for node in _best_path(lat, len(lat)):
+                freq[node[2]] += count
+        out.append(dict(freq))
+    return out
+
+
+def _second_best_part(trainer, parts, order, score, unk_score):
+    """For each part (a list of sids): whether each piece is kept whatever happens, and the
+    second-best segmentation of those that are their own best one."""
+    texts = trainer.texts
+    table = _prefix_table((sid, texts[sid]) for sid in order)
+    out = []
+    for part in parts:
+        keep: dict[int, bool] = {}
+        alts: dict[int, list[int]] = {}
+        for sid in part:
+            text = texts[sid]
+            n = len(text)
+            lat = _alive_rows(_matches(text, table), score, unk_score)
+            best = _best_path(lat, n)
+            if len(best) >= 2:
+                keep[sid] = False
+                continue
+            keep[sid] = True
+            # without the piece itself (the node from 0 to the end)
+            lat[0] = [x for x in lat[0] if not (x[0] == n and x[1] == sid)]
+            if lat[0]:
+                alts[sid] = [x[2] for x in _best_path(lat, n)]
+        out.append((keep, alts))
+    return out
+
+
 class _FastTrainer:
     def __init__(self, sentences: list[tuple[str, int]], config: UnigramConfig):
         self.config = config
@@ -389,6 +462,21 @@ class _FastTrainer:
         cache: dict = {}
         longest = max((len(t) for t in self.texts[1:]), default=1)
         self.rows = [_matches(w, table, cache, longest) for w in self.words]
+        self.workers = 1
+        self.pool = None
+
+    def _map(self, fn, parts, shared):
+        """fn(trainer, parts, *shared) for each part, results in the parts' order: in this
+        process, or spread over the pool's processes (forked after the rows were built, so they
+        hold the same trainer), a few tasks each."""
+        if self.pool is None or len(parts) < 2:
+            return fn(self, parts, *shared)
+        k = max(1, -(-len(parts) // self.workers))
+        chunks = [parts[i:i + k] for i in range(0, len(parts), k)]
+        out = []
+        for result in self.pool.starmap(_in_worker, [(fn.__name__, chunk, shared) for chunk in chunks]):
+            out.extend(result)
+        return out
 
     def _unk_score(self) -> float:
         score = self.score
@@ -404,9 +492,11 @@ class _FastTrainer:
         expected = [0.0] * len(self.texts)
         total = sum(counts)
         loss = 0.0
-        for w, rows in enumerate(self.rows):
-            z = _word_expectations(rows, score, unk_score, counts[w], expected)
-            loss -= z / total
+        blocks = [(start, min(start + WORD_BLOCK, len(self.rows))) for start in range(0, len(self.rows), WORD_BLOCK)]
+        for block_expected, block_loss in self._map(_e_blocks, blocks, (score, unk_score, total)):
+            for sid, x in block_expected.items():
+                expected[sid] += x
+            loss += block_loss
         # M step
         kept, s_total = [], 0.0
         for sid in self.order:
@@ -426,31 +516,20 @@ class _FastTrainer:
     def prune(self, round_no: int) -> PruneStep:
         config, score, texts, order = self.config, self.score, self.texts, self.order
         unk_score = self._unk_score()
-        table = _prefix_table((sid, texts[sid]) for sid in order)
         always_keep: dict[int, bool] = {}
         alternatives: dict[int, list[int]] = {}
-        for sid in order:
-            text = texts[sid]
-            n = len(text)
-            lat = _alive_rows(_matches(text, table), score, unk_score)
-            best = _best_path(lat, n)
-            if len(best) >= 2:
-                always_keep[sid] = False
-                continue
-            always_keep[sid] = True
-            # without the piece itself (the node from 0 to the end)
-            lat[0] = [x for x in lat[0] if not (x[0] == n and x[1] == sid)]
-            if lat[0]:
-                alternatives[sid] = [x[2] for x in _best_path(lat, n)]
+        step = max(1, -(-len(order) // max(self.workers, 1)))
+        parts = [order[k:k + step] for k in range(0, len(order), step)]
+        for keep, alts in self._map(_second_best_part, parts, (order, score, unk_score)):
+            always_keep.update(keep)
+            alternatives.update(alts)
+        # Viterbi counts are sums of whole numbers: exact in any order
         freq = [0.0] * len(texts)
-        word_total = 0.0
-        counts = self.counts
-        for w, rows in enumerate(self.rows):
-            count = counts[w]
-            word_total += count
-            lat = _alive_rows(rows, score, unk_score)
-            for node in _best_path(lat, len(lat)):
-                freq[node[2]] += count
+        blocks = [(start, min(start + WORD_BLOCK, len(self.rows))) for start in range(0, len(self.rows), WORD_BLOCK)]
+        for block_freq in self._map(_viterbi_blocks, blocks, (score, unk_score)):
+            for sid, x in block_freq.items():
+                freq[sid] += x
+        word_total = float(sum(self.counts))
         total = 0.0
         for x in freq:
             total += x
@@ -586,18 +665,40 @@ def _required_characters(sentences) -> list[str]:
     return list(seen)
 
 
-def train_unigram(words, config: UnigramConfig, progress=None) -> UnigramTrace:
+def train_unigram(words, config: UnigramConfig, progress=None, workers: int = 1) -> UnigramTrace:
     """Train a Unigram vocabulary on counted words (core.corpus.WordCounts), recording every EM
-    step and every pruning. progress(done, planned) is called after each EM step."""
+    step and every pruning. progress(done, planned) is called after each EM step. workers > 1
+    runs the E steps and prunings in that many forked processes where the process may fork (the
+    command line; see core.corpus.process_context) and the corpus is big enough; the trace is the
+    same whatever the number (WORD_BLOCK)."""
+    with _cyclic_gc_off_lazy():
+        return _train_unigram(words, config, progress, workers)
+
+
+def _cyclic_gc_off_lazy():
+    from .trainer import _cyclic_gc_off
+    return _cyclic_gc_off()
+
+
+def _train_unigram(words, config: UnigramConfig, progress, workers: int) -> UnigramTrace:
     from .errors import CorpusError
-    from .trainer import _cyclic_gc_off, cut_long_words
+    from .trainer import cut_long_words
     config = config.resolved()
     words, cut_notes = cut_long_words(words)
     sentences = unigram_words(words, config)
     if not sentences:
         raise CorpusError("the corpus has no words to train on")
-    with _cyclic_gc_off():
+    with contextlib.ExitStack() as stack:
         trainer = _FastTrainer(sentences, config)
+        if workers > 1 and len(sentences) >= 2 * WORD_BLOCK:
+            from .corpus import process_context
+            context = process_context(fork=True)
+            if context.get_start_method() == "fork":
+                global _WORKER_TRAINER
+                _WORKER_TRAINER = trainer
+                trainer.pool = stack.enter_context(context.Pool(workers))
+                trainer.workers = workers
+                stack.callback(globals().__setitem__, "_WORKER_TRAINER", None)
         required = _required_characters(sentences)
         check_sizes(config, len(required), len(trainer.seeds))
         em_steps, prunes = [], []

@@ -31,7 +31,7 @@ from typing import Optional
 from .corpus import WordCounts
 from .errors import CorpusError
 from .trainer import cut_long_words
-from .unigram import (STUCK_NOTE, EMStep, EXPECTED_FREQUENCY_THRESHOLD, METASPACE, MIN_SCORE_PENALTY_DELTA, PruneStep,
+from .unigram import (STUCK_NOTE, WORD_BLOCK, EMStep, EXPECTED_FREQUENCY_THRESHOLD, METASPACE, MIN_SCORE_PENALTY_DELTA, PruneStep,
                       TRAINING_UNK, UNK_PENALTY, UnigramConfig, UnigramTrace, check_sizes, digamma, fsum_left,
                       log_sum_exp)
 
@@ -183,14 +183,24 @@ def viterbi(lat: Lattice) -> list[Node]:
 # ---------------------------------------------------------------- 2. EM
 
 def e_step(sentences, ids, scores, max_len, unk_score) -> tuple[float, list[float]]:
-    """Expected piece counts over the corpus, and its loss (-Σ count·log Z / Σ count)."""
+    """Expected piece counts over the corpus, and its loss (-Σ count·log Z / Σ count).
+
+    The words are summed in blocks of WORD_BLOCK, each block on its own, then the blocks in order
+    (HF sums each thread's share, then the shares): the fast trainer may give blocks to other
+    processes and still add exactly the same floats in exactly the same order."""
     expected = [0.0] * len(scores)
     total = sum(c for _, c in sentences)
     loss = 0.0
-    for word, count in sentences:
-        lat = build_lattice(word, ids, scores, max_len, unk_score)
-        z = forward_backward(lat, count, expected)
-        loss -= z / total
+    for start in range(0, len(sentences), WORD_BLOCK):
+        block_expected = [0.0] * len(scores)
+        block_loss = 0.0
+        for word, count in sentences[start:start + WORD_BLOCK]:
+            lat = build_lattice(word, ids, scores, max_len, unk_score)
+            z = forward_backward(lat, count, block_expected)
+            block_loss -= z / total
+        for i in range(len(scores)):
+            expected[i] += block_expected[i]
+        loss += block_loss
     return loss, expected
 
 

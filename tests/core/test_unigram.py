@@ -111,6 +111,14 @@ def test_fast_path_equals_reference(text, size):
     assert train_unigram(wc, config) == train_reference(wc, config)
 
 
+def test_worker_processes_give_the_same_trace():
+    """The E steps' blocks and the prunings spread over two forked processes: the same floats."""
+    wc = count_words(load_kjv()[:150_000], "whitespace")
+    assert len(wc) >= 2 * 1024
+    config = UnigramConfig(vocab_size=800)
+    assert train_unigram(wc, config, workers=2) == train_unigram(wc, config)
+
+
 WORD = st.text(st.sampled_from("abcdeé▁"), min_size=1, max_size=9)
 
 
