@@ -116,7 +116,10 @@ class Lattice:
 
 
 def build_lattice(word: str, ids: dict[str, int], scores: list[float], max_len: int,
-                  unk_score: float, exclude: Optional[Node] = None) -> Lattice:
+                  unk_score: float) -> Lattice:
+    """The lattice of one word: every current piece at every place it fits (as HF's trie finds
+    them: from each character, shorter first), and an unknown node for a character no
+    one-character piece covers (score: the lowest piece's minus 10)."""
     n = len(word)
     lat = Lattice(word, [], [[] for _ in range(n + 1)], [[] for _ in range(n + 1)])
     bos, eos = Node(-1, 0, 0, 0.0), Node(-2, n, n, 0.0)
