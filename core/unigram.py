@@ -65,6 +65,9 @@ class UnigramConfig:
             raise ConfigError(f"shrinking factor must be a number between 0 and 1, both excluded (got {f!r})")
         if self.pre_tokenizer not in PRE_TOKENIZERS:
             raise ConfigError(f"unknown pre-tokenizer {self.pre_tokenizer!r}: choose one of {', '.join(PRE_TOKENIZERS)}")
+        if self.pre_tokenizer == "gpt2":
+            raise ConfigError("Unigram works on characters, not GPT-2's byte-level pieces: choose another "
+                              "pre-tokenizer (whitespace, bert, jieba or chars)")
         if self.normalizer not in NORMALIZERS:
             raise ConfigError(f"unknown normalizer {self.normalizer!r}: choose one of {', '.join(NORMALIZERS)}")
         specials = tuple(self.special_tokens)
