@@ -324,7 +324,8 @@ def _best_path(lat, n: int) -> list[tuple[int, int, int, float]]:
     return path
 
 
-def _word_expectations(rows, score, unk_score: float, count: int, expected: list) -> float:
+def _word_expectations(rows, score, unk_score: float, count: int, expected: list,
+                       _log=math.log, _exp=math.exp) -> float:
     """_alive_rows and forward-backward in one go: the forward pass builds the word's lattice as
     it goes (both run over starts left to right, nodes shorter first), then the backward pass and
     the expected counts (in the reference's order: starts left to right). Returns count × log Z.
@@ -412,6 +413,46 @@ class _ZeroDict(dict):
         return 0.0
 
 
+def _word_viterbi(rows, score, unk_score: float) -> list[int]:
+    """_alive_rows and _best_path in one go for a corpus word: the sids of its best path."""
+    n = len(rows)
+    best = [0.0] * (n + 1)
+    ends: list[list] = [[] for _ in range(n + 1)]
+    ends[0].append((0.0, -1, -1, 0.0))
+    for b in range(n):
+        pb = best[b]
+        single = False
+        for length, sid in rows[b]:
+            s = score[sid]
+            if s is None:
+                continue
+            if length == 1:
+                single = True
+            e = b + length
+            v = pb + s
+            bucket = ends[e]
+            if not bucket or v > best[e]:
+                best[e] = v
+            bucket.append((v, b, sid, s))
+        if not single:
+            e = b + 1
+            v = pb + unk_score
+            bucket = ends[e]
+            if not bucket or v > best[e]:
+                best[e] = v
+            bucket.append((v, b, 0, unk_score))
+    path = []
+    pos, s_right = n, 0.0
+    while pos > 0:
+        target = best[pos] + s_right
+        for v, b, sid, s in ends[pos]:
+            if v + s_right == target:
+                break
+        path.append(sid)
+        pos, s_right = b, s
+    return path
+
+
 def _viterbi_blocks(trainer, blocks, score, unk_score):
     rows, counts = trainer.rows, trainer.counts
     out = []
@@ -419,9 +460,8 @@ def _viterbi_blocks(trainer, blocks, score, unk_score):
         freq: dict[int, float] = _ZeroDict()
         for w in range(start, end):
             count = counts[w]
-            lat = _alive_rows(rows[w], score, unk_score)
-            for node in _best_path(lat, len(lat)):
-                freq[node[2]] += count
+            for sid in _word_viterbi(rows[w], score, unk_score):
+                freq[sid] += count
         out.append(dict(freq))
     return out
 
