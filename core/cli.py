@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Optional
 
@@ -16,6 +17,7 @@ from .formats import load_tokenizer, save_tokenizer
 from .pipeline import NORMALIZERS, PRE_TOKENIZERS
 from .trace_io import trace_report
 from .trainer import END_OF_WORD_MODES, MODELS, SCORE_RULES, TIE_RULES, TrainConfig, Trace, train
+from .unigram import UnigramConfig, train_unigram
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("train", help="train a tokenizer, printing every merge")
     t.add_argument("inputs", nargs="*", metavar="INPUT", help="UTF-8 text files; '-' or none: standard input")
-    t.add_argument("--model", required=True, choices=MODELS)
+    t.add_argument("--model", required=True, choices=MODELS + ("unigram",))
     t.add_argument("--vocab-size", required=True, type=int)
     t.add_argument("--word-counts", action="store_true", help="the inputs are word,count tables (CSV/TSV/Parquet)")
     t.add_argument("--keep-newlines", action="store_true")
@@ -50,6 +52,11 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--top-k", type=int, default=10)
     t.add_argument("--save", metavar="PATH")
     t.add_argument("--json", action="store_true")
+    u = UnigramConfig()     # --model unigram only (docs/cli.md); defaults are HF UnigramTrainer's
+    t.add_argument("--shrinking-factor", type=float, default=u.shrinking_factor)
+    t.add_argument("--seed-size", type=int, default=u.seed_size)
+    t.add_argument("--max-piece-length", type=int, default=u.max_piece_length)
+    t.add_argument("--n-sub-iterations", type=int, default=u.n_sub_iterations)
 
     e = sub.add_parser("encode", help="encode a text")
     e.add_argument("text", nargs="?", metavar="TEXT")
@@ -112,12 +119,17 @@ def _words(args) -> WordCounts:
         raise CorpusError("the corpus is empty or only whitespace: give some text")
     # each file ends its last line: files never run into each other
     text = "\n".join(t[:-1] if t.endswith("\n") and len(texts) > 1 else t for t in texts)
-    config = TrainConfig(model=args.model, pre_tokenizer=args.pre_tokenizer).resolved()
+    if args.model == "unigram":
+        config = UnigramConfig(pre_tokenizer=args.pre_tokenizer or "whitespace").resolved()
+    else:
+        config = TrainConfig(model=args.model, pre_tokenizer=args.pre_tokenizer).resolved()
     # the CLI runs no other threads: its counting workers may fork (fast, nothing re-imported)
     return count_words(text, config.pre_tokenizer, args.normalizer, keep_newlines=args.keep_newlines, fork=True)
 
 
 def _train(args) -> int:
+    if args.model == "unigram":
+        return _train_unigram(args)
     specials = tuple(s for s in args.special_tokens.split(",") if s) if args.special_tokens else ()
     config = TrainConfig(model=args.model, vocab_size=args.vocab_size, pre_tokenizer=args.pre_tokenizer,
                          normalizer=args.normalizer, end_of_word=args.end_of_word, score=args.score,
@@ -140,6 +152,42 @@ def _train(args) -> int:
         tie = f", {s.tied} tied" if s.tied > 1 else ""
         out.write(f"{s.index:>6}  {s.pair[0]} + {s.pair[1]} -> {s.token}  (id {s.id}, count {s.count}{score}{tie})\n")
     out.write(f"{len(trace.steps)} merges, vocabulary {len(trace.vocab)}; stopped: {trace.stop_reason}\n")
+    for note in trace.notes:
+        out.write(f"note: {note}\n")
+    return 0
+
+
+def _train_unigram(args) -> int:
+    specials = tuple(s for s in args.special_tokens.split(",") if s) if args.special_tokens else ()
+    config = UnigramConfig(vocab_size=args.vocab_size, shrinking_factor=args.shrinking_factor,
+                           seed_size=args.seed_size, max_piece_length=args.max_piece_length,
+                           n_sub_iterations=args.n_sub_iterations, unk_token=args.unk_token,
+                           special_tokens=specials, pre_tokenizer=args.pre_tokenizer or "whitespace",
+                           normalizer=args.normalizer).resolved()
+    # the CLI runs no other threads: the E steps may fork workers, one per core (the same trace)
+    trace = train_unigram(_words(args), config, workers=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                          else (os.cpu_count() or 1))
+    if args.save:
+        try:
+            save_tokenizer(trace, args.save)
+        except OSError as e:
+            raise ConfigError(f"cannot write {args.save}: {e.strerror or e}") from None
+    if args.json:
+        json.dump(trace.to_json(), sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    out = sys.stdout
+    out.write(f"seeds: {len(trace.seeds)} pieces ({len(trace.required_chars)} characters)\n")
+    prunes = {p.round: p for p in trace.prunes}
+    for e in trace.em_steps:
+        out.write(f"round {e.round} EM {e.sub_iteration}: loss {e.loss:.4f}, {len(e.pieces)} pieces\n")
+        p = prunes.get(e.round) if e.sub_iteration == config.n_sub_iterations else None
+        if p is not None:
+            worst = [f"{t} ({loss:.3g})" for t, loss in p.pruned if loss is not None][:3]
+            out.write(f"round {p.round} prune: {p.size_before} -> {p.size_after} pieces"
+                      + (f", e.g. {', '.join(worst)}" if worst else "") + "\n")
+    out.write(f"vocabulary {len(trace.vocab)}: " + " ".join(p for p, _ in trace.vocab[:12])
+              + (" ..." if len(trace.vocab) > 12 else "") + "\n")
     for note in trace.notes:
         out.write(f"note: {note}\n")
     return 0

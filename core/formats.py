@@ -25,10 +25,11 @@ from .bytelevel import from_byte_chars
 from .encoders import TrainedTokenizer
 from .encoding import Encoding
 from .errors import EncodeError, PlaygroundError, TokenizerFileError
-from .tokenizer import Front, chunks_of
 from .hf_pipeline import hf_expressible, hf_tokenizer
-from .trainer import TrainConfig, Trace
 from .limits import WORDPIECE_MAX_WORD_CHARS
+from .tokenizer import Front, chunks_of
+from .trainer import TrainConfig, Trace
+from .unigram import UnigramTokenizer, UnigramTrace
 
 FORMAT_VERSION = 1
 
@@ -55,7 +56,12 @@ def tokenizer_json(tok: TrainedTokenizer) -> dict:
     return data
 
 
-def save_tokenizer(tok: TrainedTokenizer | Trace, path) -> None:
+def save_tokenizer(tok: TrainedTokenizer | Trace | UnigramTokenizer | UnigramTrace, path) -> None:
+    if isinstance(tok, UnigramTrace):
+        tok = UnigramTokenizer.from_trace(tok)
+    if isinstance(tok, UnigramTokenizer):
+        Path(path).write_text(json.dumps(tok.tokenizer_json(), ensure_ascii=False), encoding="utf-8")
+        return
     if isinstance(tok, Trace):
         tok = TrainedTokenizer.from_trace(tok)
     Path(path).write_text(json.dumps(tokenizer_json(tok), ensure_ascii=False), encoding="utf-8")
@@ -205,6 +211,8 @@ def tokenizer_file_text(tok: TrainedTokenizer | HFTokenizer) -> str:
     """The tokenizer.json text that loads back as `tok` (load_tokenizer_bytes)."""
     if isinstance(tok, TrainedTokenizer):
         return json.dumps(tokenizer_json(tok), ensure_ascii=False)
+    if isinstance(tok, UnigramTokenizer):
+        return json.dumps(tok.tokenizer_json(), ensure_ascii=False)
     return tok.hf.to_str()
 
 
@@ -282,6 +290,8 @@ def load_tokenizer_bytes(raw: bytes, name: str = "tokenizer.json", directory: Op
         raise TokenizerFileError(f"{name} has no `model`: it is not a tokenizer.json")
     model = data.get("model")
     if isinstance(model, dict) and isinstance(model.get("playground"), dict):
+        if model["playground"].get("model") == "unigram":
+            return _unigram_from_playground(data, name)
         return _from_playground(data, name)
     return _from_hf_json(text, name, data)
 
@@ -318,6 +328,16 @@ def _from_playground(data: dict, name: str) -> TrainedTokenizer:
         raise TokenizerFileError(f"{name}: {e}") from None
     except (KeyError, TypeError, ValueError, IndexError) as e:
         raise TokenizerFileError(f"{name} is corrupt: its playground section is missing or has a bad "
+                                 f"field ({type(e).__name__}: {e})".splitlines()[0]) from None
+
+
+def _unigram_from_playground(data: dict, name: str) -> UnigramTokenizer:
+    try:
+        return UnigramTokenizer.from_tokenizer_json(data, name=Path(name).stem)
+    except PlaygroundError as e:
+        raise TokenizerFileError(f"{name}: {e}") from None
+    except (KeyError, TypeError, ValueError, IndexError) as e:
+        raise TokenizerFileError(f"{name} is corrupt: its Unigram model is missing or has a bad "
                                  f"field ({type(e).__name__}: {e})".splitlines()[0]) from None
 
 

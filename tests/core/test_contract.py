@@ -27,6 +27,7 @@ from core.hf_pipeline import hf_expressible
 from core.pretrained import load_pretrained, pretrained_names
 from core.tokenizer import FAMILIES
 from core.trainer import TrainConfig, train
+from core.unigram import UnigramConfig, UnigramTokenizer, train_unigram
 
 from tests.core.test_pretrained import (bert_ref, reference_ids, reference_special_ids,  # noqa: F401
                                        tiktoken_refs)   # fixtures: the libraries' own ids
@@ -53,10 +54,13 @@ TRAINED = {
 }
 IMPORTED = ("hf-bytelevel-json", "vocab-json-merges", "vocab-txt", "tiktoken-file", "sentencepiece-model")
 PRETRAINED = tuple(pretrained_names())
-KINDS = [f"trained:{k}" for k in TRAINED] + [f"imported:{k}" for k in IMPORTED] + [f"pretrained:{n}" for n in PRETRAINED]
+UNIGRAM = UnigramConfig(vocab_size=70, unk_token="<unk>")   # trained:unigram, checked against HF's Unigram
+KINDS = [f"trained:{k}" for k in TRAINED] + ["trained:unigram"] + [f"imported:{k}" for k in IMPORTED] + [f"pretrained:{n}" for n in PRETRAINED]
 
 
 def _trained(key: str) -> TrainedTokenizer:
+    if key == "unigram":
+        return UnigramTokenizer.from_trace(train_unigram(count_words(CORPUS, "whitespace"), UNIGRAM))
     config = TRAINED[key].resolved()
     tok = TrainedTokenizer.from_trace(train(count_words(CORPUS, config.pre_tokenizer, config.normalizer), config))
     return tok.with_encoder("greedy") if key == "bbpe-greedy" else tok
@@ -107,6 +111,12 @@ def _kind(request, tmp_path_factory, reference_ids, reference_special_ids=None):
     source, key = request.param.split(":", 1)
     if source == "trained":
         tok = _trained(key)
+        if key == "unigram":
+            hf = HFRuntime.from_str(json.dumps(tok.tokenizer_json()))
+            hf.encode_special_tokens = True
+            hf2 = HFRuntime.from_str(json.dumps(tok.tokenizer_json()))
+            return _with((tok, lambda t: hf.encode(t, add_special_tokens=False).ids),
+                         lambda t: hf2.encode(t, add_special_tokens=False).ids)
         if hf_expressible(tok.config) is None and tok.encoder in (None, tok.default_encoder):
             hf = HFRuntime.from_str(json.dumps(tokenizer_json(tok)))
             hf.encode_special_tokens = True
