@@ -193,7 +193,7 @@ def _assert_no_markup_from_the_user(at: AppTest) -> None:
         parser = _Tags()
         parser.feed(re.sub(r"<style>.*?</style>", "", h.proto.body, flags=re.S))
         assert parser.tags <= {"div", "span", "b", "table", "thead", "tbody", "tr", "th", "td"}, parser.tags
-        assert parser.attrs <= {"class", "style", "title", "data-tokenizer"}, parser.attrs
+        assert parser.attrs <= {"class", "style", "title", "data-tokenizer", "data-card"}, parser.attrs
         assert "<b>x</b>" not in h.proto.body
 
 
