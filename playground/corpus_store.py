@@ -185,29 +185,18 @@ def default_cap() -> int:
     return int(max(mb, 1) * 1024 * 1024)
 
 
-_STORE: Optional[CorpusStore] = None
-
-
 def store() -> CorpusStore:
-    """This server's store (one per process; its folder is shared by every session)."""
-    global _STORE
-    root, cap = default_root(), default_cap()
-    if _STORE is None or _STORE.root != root or _STORE.cap_bytes != cap:
-        _STORE = CorpusStore(root, cap)
-    return _STORE
+    """This server's store (its folder is shared by every session; the object holds no state, so
+    a new one per call keeps module state unchanged while sessions run)."""
+    return CorpusStore(default_root(), default_cap())
 
 
 # ---------------------------------------------------------------- what is kept
 
-_KEYS: dict[str, str] = {}    # Corpus.digest -> its store key (a table's serialization is not free)
-
-
 def put_corpus(corpus: Corpus, where: Optional[CorpusStore] = None) -> Optional[str]:
-    """Keep a corpus; returns its key (the sha256 of the text, or of the table as JSON)."""
+    """Keep a corpus; returns its key (the sha256 of the text, or of the table as JSON). Called
+    when the session's corpus object changes (sync), not on every run."""
     where = where or store()
-    known = _KEYS.get(corpus.digest)
-    if known and where.has(known):
-        return known
     meta = {"name": corpus.name, "source": corpus.source, "preset": corpus.preset}
     if corpus.text is not None:
         data, meta["kind"] = corpus.text.encode("utf-8", "surrogatepass"), "text"
@@ -215,12 +204,7 @@ def put_corpus(corpus: Corpus, where: Optional[CorpusStore] = None) -> Optional[
         wc = corpus.word_counts
         data = json.dumps({"words": list(wc.words), "counts": list(wc.counts)}, ensure_ascii=False).encode("utf-8")
         meta["kind"] = "table"
-    key = where.put(data, meta)
-    if key:
-        if len(_KEYS) > 1024:
-            _KEYS.clear()
-        _KEYS[corpus.digest] = key
-    return key
+    return where.put(data, meta)
 
 
 def load_corpus(key: object, where: Optional[CorpusStore] = None) -> Optional[Corpus]:
@@ -249,7 +233,6 @@ def load_corpus(key: object, where: Optional[CorpusStore] = None) -> Optional[Co
             return None
     except (PlaygroundError, ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
-    _KEYS[corpus.digest] = key
     return corpus
 
 
