@@ -65,10 +65,9 @@ def open_link() -> list[str]:
         return []
     state.set_widget(K.URL_SEEN, seen)
     link, msgs = compare.parse_link(params, choices)
-    unknown = sorted(set(params) - set(compare.URL_KEYS))
+    unknown = [n for n in params if n not in compare.URL_KEYS]
     if unknown:
-        msgs.append("Ignored the link parameters " + ", ".join(repr(n[:30]) for n in unknown[:5])
-                    + ": not read by the Compare page.")
+        st.toast(compare.ignored_params_message(unknown), icon=":material/link_off:")
     if link.text_ref is not None:
         kept = corpus_store.load_text(link.text_ref)
         if kept is None:

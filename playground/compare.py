@@ -21,7 +21,7 @@ from core.encoders import ENCODERS, TrainedTokenizer
 from core.encoding import Encoding
 from core.pipeline import normalize_aligned, pre_tokenize
 
-from playground import markup
+from playground import markup, views
 from playground.spans import PALETTE, show_whitespace, token_label
 
 MAX_TOKENIZERS = 7          # panels side by side at most (the issue's limit)
@@ -382,6 +382,15 @@ def parse_link(params: Mapping[str, str], choices: Sequence[Choice]) -> tuple[Co
             else:
                 out[field] = value
     return CompareLink(**out), msgs
+
+
+def ignored_params_message(names: Sequence[str], shown: int = 5, length: int = 30) -> str:
+    """Parameters the Compare page does not read (Markdown, escaped):
+    ignored_params_message(["step"]) == "Ignored the link parameter step: the Compare page reads text, ..."."""
+    cut = [n if len(n) <= length else n[:length] + "…" for n in list(names)[:shown]]
+    listed = ", ".join(views.md_escape(n) for n in cut) + (", …" if len(names) > shown else "")
+    noun = "parameter" if len(names) == 1 else "parameters"
+    return f"Ignored the link {noun} {listed}: the Compare page reads {', '.join(URL_KEYS)}."
 
 
 def link_params(text: str, tokenizers: Optional[Sequence[str]], show: str, layout: str, whitespace: bool,

@@ -102,8 +102,9 @@ def test_pretrained_panels_and_hover(page, screenshot_dir):
     repeated = next(i for i in ids if ids.count(i) > 1)
     first, second = [k for k, i in enumerate(ids) if i == repeated][:2]
     other = next(k for k, i in enumerate(ids) if i != repeated)
-    title = tokens.nth(first).get_attribute("title")
-    assert re.match(rf"id {repeated} · '.*' · bytes [0-9A-F ]+", title), title
+    card = tokens.nth(first).get_attribute("data-card")     # the hover card's text (no plain title)
+    assert tokens.nth(first).get_attribute("title") is None
+    assert re.match(rf"id {repeated} · \d+× in this text\ntoken '.*'\nbytes [0-9A-F ]+", card), card
     gpt2.scroll_into_view_if_needed()
     tokens.nth(first).hover()
     page.wait_for_timeout(300)
