@@ -9,13 +9,14 @@ from pathlib import Path
 import streamlit as st
 
 from core.errors import PlaygroundError
-from playground import state, style, views
+from playground import corpus_store, state, style, views
 from playground.startup import startup_corpus
 
 
 def _drop_link_parameters() -> None:
-    """Only the Merges page reads link parameters (?tokenizer=bpe&step=3). On another page they are
-    removed from the address with a message, rather than kept there doing nothing."""
+    """Only the Merges and Compare pages read their own link parameters (?tokenizer=bpe&step=3,
+    ?text=…). On another page they are removed from the address with a message, rather than kept
+    there doing nothing. The app's link (?corpus=…, every page) stays: corpus_store.py."""
     names = state.clear_url_params()
     if names:
         st.toast(views.ignored_link_message(names), icon=":material/link_off:")
@@ -34,17 +35,24 @@ if state.first_run():
     except PlaygroundError as e:
         state.set_notice("error", views.md_escape(str(e)))
 
+# F5 or a copied link: the corpus, settings and trained results the address names (once per session)
+corpus_store.restore()
+
 merges_page = st.Page("pages/merges.py", title="Merges", icon=":material/call_merge:")
+compare_page = st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:")
 page = st.navigation([
     st.Page("pages/corpus.py", title="Corpus", icon=":material/description:", default=True),
     merges_page,
-    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    compare_page,
     st.Page("pages/inspect.py", title="Inspect", icon=":material/search:"),
 ])
 # by identity, not url_path: a page made in bare Python (a spawned worker re-running __main__) has none
-if page is not merges_page:
+if page is not merges_page and page is not compare_page:
     _drop_link_parameters()
+corpus_store.sync()
+corpus_store.show_link_problem()
 page.run()
+corpus_store.sync()   # what the page just loaded or trained
 
 with st.sidebar:
     st.subheader("Corpus")

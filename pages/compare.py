@@ -8,12 +8,17 @@ pure helpers (playground.compare, playground.spans) -> st.html. Three tabs, only
 
 Tokenizer objects are shared, immutable and built once (playground/tokenizers.py): pretrained
 vocabularies per process, a trained tokenizer per (corpus, settings).
+
+The text updates the panels as you type (playground/live_text.py: after a 200 ms pause). The text,
+the chosen tokenizers and the view options are in the address (compare.link_params): F5 or a
+copied link reopens the same view; a text too long for the address goes by its digest
+(corpus_store.put_text).
 A tokenizer that cannot encode the text (EncodeError) gets a message in its own panel.
 """
 import streamlit as st
 
 from core.errors import PlaygroundError
-from playground import compare, spans, state, tokenizers, views
+from playground import compare, corpus_store, live_text, spans, state, tokenizers, views
 from playground.state import MODEL_LABELS, PERSIST, CompareKeys as K
 from playground.startup import through_app
 
@@ -50,6 +55,39 @@ trained_models = list(results.traces()) if results is not None else []
 choices = compare.tokenizer_choices(trained_models, tokenizers.installed_pretrained(), imported)
 by_key = {c.key: c for c in choices}
 
+
+def open_link() -> list[str]:
+    """Apply the address's parameters once (when they differ from what this page last wrote),
+    before the widgets are drawn. Returns what was ignored, one line each."""
+    params = state.url_params()
+    seen = tuple(sorted(params.items()))
+    if not params or seen == state.widget_value(K.URL_SEEN):
+        return []
+    state.set_widget(K.URL_SEEN, seen)
+    link, msgs = compare.parse_link(params, choices)
+    unknown = [n for n in params if n not in compare.URL_KEYS]
+    if unknown:
+        st.toast(compare.ignored_params_message(unknown), icon=":material/link_off:")
+    if link.text_ref is not None:
+        kept = corpus_store.load_text(link.text_ref)
+        if kept is None:
+            msgs.append("The link's text is no longer kept on this server: the last text is shown instead.")
+        else:
+            state.set_widget(K.TEXT, kept)
+    elif link.text is not None:
+        state.set_widget(K.TEXT, link.text)
+    if link.tokenizers is not None:
+        state.set_widget(K.AUTO_SELECTION, False)
+        state.set_widget(K.TOKENIZERS, list(link.tokenizers))
+    for key, value in ((K.VIEW, link.show), (K.LAYOUT, link.layout), (K.WHITESPACE, link.whitespace),
+                       (K.GROUPED, link.grouped)):
+        if value is not None:
+            state.set_widget(key, value)
+    return msgs
+
+
+link_messages = open_link()
+
 state.init_widget(K.SAMPLE, compare.DEFAULT_SAMPLE)
 state.init_widget(K.TEXT, compare.SAMPLES[compare.DEFAULT_SAMPLE])
 state.init_widget(K.AUTO_SELECTION, True)
@@ -71,8 +109,13 @@ if results is None:
 else:
     st.caption(f"Trained on: {views.md_escape(results.corpus_name)}")
 
+for msg in link_messages:
+    st.warning(views.md_escape(msg), icon=":material/link:")
+
 text = st.text_area("Text", key=K.TEXT, height=170, persist_state=PERSIST,
-                    placeholder="Type or paste any text…")
+                    placeholder="Type or paste any text…",
+                    help="The panels follow as you type (after a short pause).")
+live_text.enable()
 # one wrapping row under the text, not a narrow column beside it: on a 1024-pixel projector each
 # control keeps its whole label and the row goes on on the next line
 with st.container(horizontal=True, gap="medium", vertical_alignment="bottom"):
@@ -86,8 +129,9 @@ with st.container(horizontal=True, gap="medium", vertical_alignment="bottom"):
     whitespace = st.toggle("Visible whitespace", key=K.WHITESPACE, persist_state=PERSIST,
                            help="Space ⋅, tab →, line break ↵; zero-width characters by name (⟨ZWJ⟩).")
     grouped = st.toggle("Group bytes", key=K.GROUPED, persist_state=PERSIST,
-                        help="Tokens that are parts of one character's UTF-8 bytes (<0xE4><0xBD>…) are drawn "
-                             "as one box with that character.")
+                        help="The tokens of one character as you see it (a grapheme cluster: 🇨🇳, 👍🏽, "
+                             "e + a combining accent, and the UTF-8 bytes <0xE4><0xBD>… of one Chinese "
+                             "character) are drawn as one box with that character.")
 selected = st.multiselect(
     "Tokenizers", [c.key for c in choices], key=K.TOKENIZERS, format_func=lambda k: by_key[k].label,
     max_selections=compare.MAX_TOKENIZERS, on_change=_selection_edited, persist_state=PERSIST,
@@ -96,6 +140,21 @@ selected = st.multiselect(
 
 text = text or ""
 chosen = [by_key[k] for k in selected if k in by_key]
+
+
+def write_link() -> None:
+    """Put this view in the address (a long text by the digest it is kept under)."""
+    ref = corpus_store.put_text(text) if len(text) > compare.MAX_URL_TEXT else None
+    auto = state.widget_value(K.AUTO_SELECTION)
+    params = compare.link_params(text if ref is None else "", None if auto else selected, show, layout,
+                                 bool(whitespace), bool(grouped), text_ref=ref)
+    if ref is None and len(text) > compare.MAX_URL_TEXT:
+        params.pop("text", None)        # could not be kept: the address holds no text rather than a cut one
+    state.set_url_params(params)
+    state.set_widget(K.URL_SEEN, tuple(sorted(params.items())))
+
+
+write_link()
 
 # a panel is an Encoding or an error; the last text's are kept (not encoded again for a view option)
 encodings = tokenizers.encode_kept(chosen, tokenizer_of, text)
@@ -113,9 +172,11 @@ def draw_panel(choice: compare.Choice, max_height: str) -> None:
                     "options) and train again." if choice.kind == "trained" else "")
             st.error(f"Cannot encode this text: {views.md_escape(str(enc))}.{hint}", icon=":material/error:")
             return
+        tok = tokenizer_of(choice)
         body, truncated = spans.render_tokens(
             enc, show_ids=show == "Ids", visible_whitespace=whitespace, grouped=grouped,
-            max_chars=MAX_PANEL_CHARS, text=text)
+            max_chars=MAX_PANEL_CHARS, text=text, made_at=tok.made_at,
+            made_word="merge step" if choice.kind == "trained" else "merge rank")
         note = f"Drawn: the first {MAX_PANEL_CHARS:,} characters (counts are for the whole text)." if truncated else ""
         st.html(compare.render_panel(choice, compare.encoding_stats(text, enc), body,
                                      max_height=max_height, note=note))

@@ -13,6 +13,7 @@ Not here: token spans and boundaries (spans.py), the encoders themselves (core/e
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Sequence
 
@@ -21,7 +22,7 @@ from core.encoding import Encoding
 from core.trainer import MODEL_LABELS
 from core.pipeline import normalize_aligned, pre_tokenize
 
-from playground import markup
+from playground import markup, views
 from playground.spans import PALETTE, show_whitespace, token_label
 
 MAX_TOKENIZERS = 7          # panels side by side at most (the issue's limit)
@@ -164,11 +165,20 @@ def encoding_stats(text: str, enc: Encoding) -> Stats:
                  bytes=len(text.encode("utf-8", "surrogatepass")))
 
 
+NO_RATIO = "—"   # a ratio with no tokens (empty text) has no value: never "0.00 chars/token"
+
+
+def ratio(value: float, tokens: int) -> str:
+    """ratio(3.25, 4) == "3.25"; ratio(0.0, 0) == "—"."""
+    return f"{value:.2f}" if tokens else NO_RATIO
+
+
 def stats_line(stats: Stats) -> str:
-    """stats_line(Stats(4, 13, 13)) == "4 tokens · 3.25 chars/token · 3.25 bytes/token"."""
+    """stats_line(Stats(4, 13, 13)) == "4 tokens · 3.25 chars/token · 3.25 bytes/token";
+    with no tokens: "0 tokens · — chars/token · — bytes/token"."""
     noun = "token" if stats.tokens == 1 else "tokens"
-    return (f"{stats.tokens:,} {noun} · {stats.chars_per_token:.2f} chars/token · "
-            f"{stats.bytes_per_token:.2f} bytes/token")
+    return (f"{stats.tokens:,} {noun} · {ratio(stats.chars_per_token, stats.tokens)} chars/token · "
+            f"{ratio(stats.bytes_per_token, stats.tokens)} bytes/token")
 
 
 # ---------------------------------------------------------------- panels
@@ -179,8 +189,8 @@ def render_header(choice: Choice, stats: Optional[Stats]) -> str:
     if stats is not None:
         noun = "token" if stats.tokens == 1 else "tokens"
         parts += [f'<span class="tp-stat tp-count"><b>{stats.tokens:,}</b> {noun}</span>',
-                  f'<span class="tp-stat"><b>{stats.chars_per_token:.2f}</b> chars/token</span>',
-                  f'<span class="tp-stat"><b>{stats.bytes_per_token:.2f}</b> bytes/token</span>']
+                  f'<span class="tp-stat"><b>{ratio(stats.chars_per_token, stats.tokens)}</b> chars/token</span>',
+                  f'<span class="tp-stat"><b>{ratio(stats.bytes_per_token, stats.tokens)}</b> bytes/token</span>']
     return f'<div class="tp-head">{"".join(parts)}</div>'
 
 
@@ -296,3 +306,114 @@ def render_splits_table(diff: EncoderDifferences, limit: int = MAX_DIFF_ROWS) ->
         body.append(f"<tr>{''.join(cells)}</tr>")
     table = f'<table class="tp-diff"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
     return table, len(diff.rows) > limit
+
+
+# ---------------------------------------------------------------- the link (query parameters)
+
+# ?text=…&tokenizers=pretrained:gpt2,trained:bbpe:merges&show=ids&layout=stacked&whitespace=1&group=1
+# A text longer than MAX_URL_TEXT goes by the digest it is kept under on this server (text_ref=<sha256>,
+# playground/corpus_store.py). Values at their defaults are left out; nothing from a link is a path.
+URL_KEYS = ("text", "text_ref", "tokenizers", "show", "layout", "whitespace", "group")
+MAX_URL_TEXT = 1500
+MAX_LINK_TEXT = 100_000          # a longer text in a link is cut there
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+SHOW_VALUES = {"tokens": "Tokens", "ids": "Ids"}
+LAYOUT_VALUES = {"side": "Side by side", "stacked": "Stacked"}
+_BOOL = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
+
+
+@dataclass(frozen=True)
+class CompareLink:
+    """What a link asks the Compare page to show (None: not in the link)."""
+    text: Optional[str] = None
+    text_ref: Optional[str] = None          # a validated sha256 hex digest
+    tokenizers: Optional[tuple[str, ...]] = None
+    show: Optional[str] = None              # "Tokens" | "Ids"
+    layout: Optional[str] = None            # "Side by side" | "Stacked"
+    whitespace: Optional[bool] = None
+    grouped: Optional[bool] = None
+
+
+def _quote(value: str, n: int = 40) -> str:
+    return repr(value if len(value) <= n else value[:n] + "…")
+
+
+def parse_link(params: Mapping[str, str], choices: Sequence[Choice]) -> tuple[CompareLink, list[str]]:
+    """Read the Compare page's parameters; never raises. Returns the request and one line per
+    value that was ignored (unknown tokenizer, bad digest, bad toggle), plain text.
+
+    parse_link({"text": "hi", "show": "ids"}, []) -> (CompareLink(text="hi", show="Ids"), [])
+    """
+    out: dict = {}
+    msgs: list[str] = []
+    if "text_ref" in params:
+        ref = params["text_ref"]
+        if isinstance(ref, str) and _HEX64.fullmatch(ref):
+            out["text_ref"] = ref
+        else:
+            msgs.append(f"Ignored text_ref={_quote(str(ref))}: not a text reference (64 hexadecimal digits).")
+    if "text" in params and "text_ref" not in out:
+        out["text"] = str(params["text"])[:MAX_LINK_TEXT]
+    if "tokenizers" in params:
+        keys = {c.key for c in choices}
+        wanted, unknown = [], []
+        for k in str(params["tokenizers"]).split(","):
+            k = k.strip()
+            if not k:
+                continue
+            (wanted if k in keys else unknown).append(k)
+        if unknown:
+            msgs.append("Not on offer here, left out: " + ", ".join(_quote(k) for k in unknown[:5])
+                        + (" (train on the Corpus page, or import the file on the Inspect page)" if any(
+                            k.startswith(("trained:", "imported:")) for k in unknown) else "") + ".")
+        out["tokenizers"] = tuple(dict.fromkeys(wanted))[:MAX_TOKENIZERS]
+    for name, table, field in (("show", SHOW_VALUES, "show"), ("layout", LAYOUT_VALUES, "layout")):
+        if name in params:
+            value = table.get(str(params[name]).lower())
+            if value is None:
+                msgs.append(f"Ignored {name}={_quote(str(params[name]))}: use one of {', '.join(table)}.")
+            else:
+                out[field] = value
+    for name, field in (("whitespace", "whitespace"), ("group", "grouped")):
+        if name in params:
+            value = _BOOL.get(str(params[name]).lower())
+            if value is None:
+                msgs.append(f"Ignored {name}={_quote(str(params[name]))}: use 1 or 0.")
+            else:
+                out[field] = value
+    return CompareLink(**out), msgs
+
+
+def ignored_params_message(names: Sequence[str], shown: int = 5, length: int = 30) -> str:
+    """Parameters the Compare page does not read (Markdown, escaped):
+    ignored_params_message(["step"]) == "Ignored the link parameter step: the Compare page reads text, ..."."""
+    cut = [n if len(n) <= length else n[:length] + "…" for n in list(names)[:shown]]
+    listed = ", ".join(views.md_escape(n) for n in cut) + (", …" if len(names) > shown else "")
+    noun = "parameter" if len(names) == 1 else "parameters"
+    return f"Ignored the link {noun} {listed}: the Compare page reads {', '.join(URL_KEYS)}."
+
+
+def link_params(text: str, tokenizers: Optional[Sequence[str]], show: str, layout: str, whitespace: bool,
+                grouped: bool, text_ref: Optional[str] = None) -> dict[str, str]:
+    """The parameters that reopen this view. `tokenizers` None: the default selection (left out);
+    `text_ref`: the digest a long text is kept under (then the text itself is left out).
+
+    link_params("hi", ["pretrained:gpt2"], "Ids", "Side by side", False, True)
+        == {"text": "hi", "tokenizers": "pretrained:gpt2", "show": "ids", "group": "1"}
+    """
+    out: dict[str, str] = {}
+    if text_ref:
+        out["text_ref"] = text_ref
+    elif text != SAMPLES[DEFAULT_SAMPLE]:
+        out["text"] = text
+    if tokenizers is not None:
+        out["tokenizers"] = ",".join(tokenizers)
+    if show != "Tokens":
+        out["show"] = "ids"
+    if layout != "Side by side":
+        out["layout"] = "stacked"
+    if whitespace:
+        out["whitespace"] = "1"
+    if grouped:
+        out["group"] = "1"
+    return out

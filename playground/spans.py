@@ -17,8 +17,11 @@ gaps, so every tokenizer's panel reads as the text. Zero-width characters (ZWJ, 
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
+
+import regex
 
 from core.encoding import Encoding
 from playground import markup
@@ -75,65 +78,144 @@ def show_invisible(s: str) -> str:
 
 @dataclass(frozen=True)
 class Segment:
-    """One drawn box: usually one token; in the grouped view, the tokens that make whole characters."""
+    """One drawn box: usually one token; in the grouped view, the tokens of one grapheme cluster."""
     indices: tuple[int, ...]
     label: str
     is_bytes: bool
     special: bool
 
 
-def segments(enc: Encoding, grouped: bool = False) -> list[Segment]:
+_GRAPHEME = regex.compile(r"\X")
+MAX_GROUP = 64   # tokens in one grouped box at most (a pathological text cannot make one giant box)
+
+
+def grapheme_ends(text: str) -> set[int]:
+    """Where each user-perceived character (grapheme cluster, `\\X`) ends, in code points:
+    grapheme_ends("🇨🇳a") == {2, 3}; grapheme_ends("e\\u0301") == {2}."""
+    return {m.end() for m in _GRAPHEME.finditer(text)}
+
+
+def segments(enc: Encoding, grouped: bool = False, text: Optional[str] = None) -> list[Segment]:
+    """The boxes to draw. Ungrouped: one per token. Grouped: the tokens that together make whole
+    characters are one box, labelled with that text. With `text` (the encoded input) a group also
+    runs on until a grapheme cluster ends, so a flag (🇨🇳: two code points), a skin-toned emoji
+    (👍🏽) or e + a combining accent stay one box even when a tokenizer cuts between their code
+    points; without it, groups close as soon as their bytes are whole UTF-8."""
     out: list[Segment] = []
+    n = len(enc.ids)
+    if not grouped:
+        for i, (tok, data) in enumerate(zip(enc.tokens, enc.token_bytes)):
+            label, is_bytes = token_label(tok, data)
+            out.append(Segment((i,), label, is_bytes, not data))
+        return out
+    ends = grapheme_ends(text) if text is not None else None
+    length = len(text) if text is not None else 0
+    offsets = enc.offsets
     pending: list[int] = []
     buf = b""
+    reach = 0
     for i, (tok, data) in enumerate(zip(enc.tokens, enc.token_bytes)):
-        label, is_bytes = token_label(tok, data)
-        if not grouped or (not is_bytes and not pending):
+        if not data:          # a special token: always its own box
             if pending:
-                out.append(_bytes_segment(enc, pending, buf))
+                out.append(_group(enc, pending, buf))
                 pending, buf = [], b""
-            out.append(Segment((i,), label, is_bytes, not data))
+            out.append(Segment((i,), tok, False, True))
             continue
+        if not pending:
+            reach = 0
         pending.append(i)
         buf += data
+        if i < len(offsets):
+            reach = max(reach, offsets[i][1])
         try:
-            text = buf.decode("utf-8")
+            buf.decode("utf-8")
         except UnicodeDecodeError:
-            continue
-        out.append(Segment(tuple(pending), text, False, False))
+            if len(pending) < MAX_GROUP:
+                continue
+        else:
+            if ends is not None and len(pending) < MAX_GROUP and i + 1 < n and i + 1 < len(offsets):
+                nxt = offsets[i + 1][0]
+                if nxt < reach or (reach < length and reach not in ends and nxt <= reach):
+                    continue      # the next token goes on with a character this group has begun
+        out.append(_group(enc, pending, buf))
         pending, buf = [], b""
     if pending:
-        out.append(_bytes_segment(enc, pending, buf))
+        out.append(_group(enc, pending, buf))
     return out
+
+
+def _group(enc: Encoding, idx: list[int], buf: bytes) -> Segment:
+    if len(idx) == 1:
+        i = idx[0]
+        label, is_bytes = token_label(enc.tokens[i], enc.token_bytes[i])
+        return Segment((i,), label, is_bytes, False)
+    try:
+        return Segment(tuple(idx), buf.decode("utf-8"), False, False)
+    except UnicodeDecodeError:
+        return _bytes_segment(enc, idx, buf)
 
 
 def _bytes_segment(enc: Encoding, idx: list[int], buf: bytes) -> Segment:
     return Segment(tuple(idx), "".join(f"<0x{b:02X}>" for b in buf), True, False)
 
 
-def _title(enc: Encoding, indices: tuple[int, ...]) -> str:
-    parts = []
+MadeAt = Callable[[int], Optional[int]]
+
+
+def card_text(enc: Encoding, indices: tuple[int, ...], counts: Counter, made_at: Optional[MadeAt] = None,
+              made_word: str = "merge") -> str:
+    """What hovering a box shows (plain text; escaped by the caller): per token its id, string,
+    bytes in hex, the merge (step or rank) that made it and how often it occurs in this text.
+
+        id 995 · 2× in this text
+        token 'Ġworld'
+        bytes 20 77 6F 72 6C 64
+        made by merge 994
+    """
+    blocks = []
+    if len(indices) > 1:
+        whole = b"".join(enc.token_bytes[i] for i in indices)
+        try:
+            shown = show_invisible(whole.decode("utf-8"))
+        except UnicodeDecodeError:
+            shown = "".join(f"<0x{b:02X}>" for b in whole)
+        blocks.append(f"{shown!r}: {len(indices)} tokens, one character")
     for i in indices:
+        tid = enc.ids[i]
         data = enc.token_bytes[i]
         hexes = " ".join(f"{b:02X}" for b in data) or "—"
-        parts.append(f"id {enc.ids[i]} · {enc.tokens[i]!r} · bytes {hexes}")
-    return "\n".join(parts)
+        lines = [f"id {tid} · {counts.get(tid, 0)}× in this text", f"token {enc.tokens[i]!r}", f"bytes {hexes}"]
+        if made_at is not None:
+            try:
+                made = made_at(tid)
+            except Exception:   # noqa: BLE001 -- a card never breaks the panel
+                made = None
+            lines.append(f"made by {made_word} {made:,}" if made is not None
+                         else ("special token" if not data else "base token (no merge)"))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: bool = False,
                   grouped: bool = False, highlight_ids: Optional[set[int]] = None,
-                  max_chars: int = MAX_DRAWN_CHARS, text: Optional[str] = None) -> tuple[str, bool]:
+                  max_chars: int = MAX_DRAWN_CHARS, text: Optional[str] = None,
+                  made_at: Optional[MadeAt] = None, made_word: str = "merge") -> tuple[str, bool]:
     """HTML of the encoded text as coloured spans; (html, truncated).
 
-    Hovering a token shows its id, string and bytes (title) and outlines every token with the same
-    id (CSS :has, no script). Tokens starting at or beyond `max_chars` are not drawn.
+    Hovering a token shows a card (CSS only, the box's data-card attribute): its id, string, bytes
+    in hex, how often it occurs in this text and, given `made_at` (tok.made_at), the merge
+    (`made_word`: "step" or "rank") that made it; and outlines every token with the same id
+    (CSS :has, no script). A box never breaks across lines; lines wrap between boxes. Grouped,
+    the tokens of one grapheme cluster are one box (see `segments`). Tokens starting at or beyond
+    `max_chars` are not drawn.
 
     With `text` (the encoded input), what no token covers (the spaces and line breaks that BERT or
     a whitespace pre-tokenizer drop) is drawn between the tokens as plain grey text, so the text
     still reads as typed: render_tokens(bert.encode("a b"), text="a b") shows `a`, ` `, `b`.
     The ids view draws ids only.
     """
-    segs = segments(enc, grouped)
+    segs = segments(enc, grouped, text)
+    counts = Counter(enc.ids)
     colours = token_colours(enc.ids[s.indices[0]] for s in segs)
     highlight_ids = highlight_ids or set()
     ids, offsets = enc.ids, enc.offsets
@@ -164,7 +246,8 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
         key = (seg_ids, seg.label, colour)
         span = memo.get(key)
         if span is None:
-            span = _span(enc, seg, seg_ids, colour, show_ids, visible_whitespace, highlight_ids)
+            card = card_text(enc, indices, counts, made_at, made_word)
+            span = _span(seg, seg_ids, colour, show_ids, visible_whitespace, highlight_ids, card)
             memo[key] = span
         parts.append(span)
     if gaps and not truncated and covered < min(len(text), max_chars):
@@ -178,9 +261,11 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
     return f"<style>{same_id}</style>" + body, truncated
 
 
-def _span(enc: Encoding, seg: Segment, seg_ids: tuple[int, ...], colour: int, show_ids: bool,
-          visible_whitespace: bool, highlight_ids: set[int]) -> str:
-    """One box: escaped label (or ids), colour class, id class for hovering, title for the tooltip."""
+def _span(seg: Segment, seg_ids: tuple[int, ...], colour: int, show_ids: bool,
+          visible_whitespace: bool, highlight_ids: set[int], card: str) -> str:
+    """One box: escaped label (or ids), colour class, id class for hovering, data-card for the
+    hover card. A box whose text has a line break is drawn inline (tp-nl: the break is the text's);
+    every other box is one unbreakable piece (style.css)."""
     if show_ids:
         shown = " ".join(map(str, seg_ids))
     else:
@@ -195,9 +280,10 @@ def _span(enc: Encoding, seg: Segment, seg_ids: tuple[int, ...], colour: int, sh
         classes += " tp-special"
     if seg.is_bytes:
         classes += " tp-bytes"
-    # the title sits in double quotes: escaping " is enough (and keeps ' readable, and shorter)
-    title = markup.attr(_title(enc, seg.indices))
-    span = f'<span class="{classes}" title="{title}">{shown}</span>'
+    if "\n" in shown:
+        classes += " tp-nl"
+    # the card sits in double quotes: escaping " is enough (and keeps ' readable, and shorter)
+    span = f'<span class="{classes}" data-card="{markup.attr(card)}">{shown}</span>'
     return span + " " if show_ids else span
 
 

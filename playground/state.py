@@ -23,7 +23,8 @@ one of two ways, chosen by what it holds:
     anything else (a text typed on Compare or Inspect, a view option): the widget keeps its own
         value across pages, `persist_state=PERSIST`.
 The address bar (query parameters) is read and written only through `url_params`,
-`set_url_params` and `clear_url_params`.
+`set_url_params` and `clear_url_params` (a page's own parameters), and `app_url_params` /
+`set_app_link` (the corpus, settings and results every page's address names, corpus_store.py).
 
 Not here: training (training.py), rendering (views.py, pages/).
 """
@@ -314,6 +315,9 @@ class CompareKeys:
     # choice key -> (tokenizer, text, Encoding or error) of the last run
     AUTO_SELECTION = "compare_auto_selection"
     ENCODED = "compare_encoded"
+    # not a widget: the page's own URL parameters last read or written (sorted items), so a link is
+    # applied once and the page's own writes are not read back as a new link
+    URL_SEEN = "compare_url_seen"
 
 
 class InspectKeys:
@@ -416,21 +420,91 @@ def set_merges_view(view: MergesView, session: Optional[MutableMapping] = None) 
     _ss(session)[_MERGES_VIEW] = view
 
 
-# -- the address bar (query parameters): only the Merges page reads them
+# -- the address bar (query parameters)
+#
+# Two kinds of parameters share the address. A page's own (the Merges page's ?tokenizer=&step=,
+# the Compare page's ?text=&tokenizers=) are read and written by that page through url_params /
+# set_url_params. The app's link (APP_LINK_KEYS: ?corpus=<sha256>&settings=<sha256>&trained=<sha256>)
+# is on every page: it names the corpus, the settings and the trained results by the digests they
+# are kept under on the server (playground/corpus_store.py), so that F5 or a copied link restores
+# them. A page's calls never see or drop the app's link; corpus_store.sync writes it.
+
+APP_LINK_KEYS = ("corpus", "settings", "trained")
+_APP_LINK = "pg_app_link"            # the app's link last written: {key: hex digest}
+_LINK_CHECKED = "pg_link_checked"    # the session has looked at its first address's app link
+_LINK_PROBLEM = "pg_link_problem"    # what the link named that this server no longer has (text)
+
+
+def _page_params(params: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in params.items() if k not in APP_LINK_KEYS}
+
 
 def url_params() -> dict[str, str]:
-    return st.query_params.to_dict()
+    """The current page's own parameters (the app's link left out)."""
+    return _page_params(st.query_params.to_dict())
 
 
 def set_url_params(params: Mapping[str, str]) -> None:
-    """Write the parameters when they differ from the address bar's (no needless history entry)."""
-    if st.query_params.to_dict() != dict(params):
-        st.query_params.from_dict(params)
+    """Write the page's parameters, the app's link kept beside them; only when they differ from
+    the address bar's (no needless history entry)."""
+    _write_url(_page_params(params), app_link())
 
 
 def clear_url_params() -> list[str]:
-    """Remove every parameter from the address; returns their names."""
-    names = list(st.query_params.keys())
+    """Remove the page's parameters from the address (the app's link stays); returns their names."""
+    names = [k for k in st.query_params.keys() if k not in APP_LINK_KEYS]
     if names:
-        st.query_params.clear()
+        _write_url({}, app_link())
     return names
+
+
+def _write_url(page: Mapping[str, str], link: Mapping[str, str]) -> None:
+    wanted = {**dict(page), **{k: v for k, v in link.items() if v}}
+    if st.query_params.to_dict() != wanted:
+        st.query_params.from_dict(wanted)
+
+
+def app_url_params() -> dict[str, str]:
+    """The app's link as the address has it now (unchecked: corpus_store validates every value)."""
+    return {k: v for k, v in st.query_params.to_dict().items() if k in APP_LINK_KEYS}
+
+
+def app_link(session: Optional[MutableMapping] = None) -> dict[str, str]:
+    """The app's link this session last wrote (empty before the first)."""
+    return dict(_ss(session).get(_APP_LINK) or {})
+
+
+def set_app_link(link: Mapping[str, str], session: Optional[MutableMapping] = None) -> None:
+    """Keep the app's link and put it in the address beside the page's own parameters."""
+    link = {k: v for k, v in link.items() if k in APP_LINK_KEYS and v}
+    _ss(session)[_APP_LINK] = link
+    if session is None:
+        _write_url(url_params(), link)
+
+
+def link_checked(session: Optional[MutableMapping] = None) -> bool:
+    """False until the session has looked at the app's link of its first address (then True)."""
+    ss = _ss(session)
+    if ss.get(_LINK_CHECKED):
+        return True
+    ss[_LINK_CHECKED] = True
+    return False
+
+
+_LINK_SYNCED = "pg_link_synced"      # (corpus, settings, results) the app's link was last written for
+
+
+def link_synced_for(session: Optional[MutableMapping] = None) -> Optional[tuple]:
+    return _ss(session).get(_LINK_SYNCED)
+
+
+def set_link_synced_for(objects: tuple, session: Optional[MutableMapping] = None) -> None:
+    _ss(session)[_LINK_SYNCED] = objects
+
+
+def get_link_problem(session: Optional[MutableMapping] = None) -> Optional[str]:
+    return _ss(session).get(_LINK_PROBLEM)
+
+
+def set_link_problem(problem: Optional[str], session: Optional[MutableMapping] = None) -> None:
+    _ss(session)[_LINK_PROBLEM] = problem

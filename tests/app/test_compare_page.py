@@ -178,7 +178,7 @@ def _assert_no_markup_from_the_user(at: AppTest) -> None:
         parser = HTMLTags.of(re.sub(r"<style>.*?</style>", "", h.proto.body, flags=re.S))
         tags, attrs = set(parser.tags), {name for name, _ in parser.attrs}
         assert tags <= {"div", "span", "b", "table", "thead", "tbody", "tr", "th", "td"}, tags
-        assert attrs <= {"class", "style", "title", "data-tokenizer"}, attrs
+        assert attrs <= {"class", "style", "title", "data-tokenizer", "data-card"}, attrs
         assert "<b>x</b>" not in h.proto.body
 
 

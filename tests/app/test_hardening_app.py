@@ -128,7 +128,7 @@ def markdown_texts(at: AppTest) -> list[str]:
 
 
 SAFE_TAGS = {"style", "div", "span", "code", "strong", "b", "table", "thead", "tbody", "tr", "th", "td", "br"}
-SAFE_ATTRS = {"class", "title", "style", "data-tokenizer", "data-step"}
+SAFE_ATTRS = {"class", "title", "style", "data-tokenizer", "data-step", "data-card"}   # data-card: the hover card, escaped like title
 
 
 class _Audit(HTMLParser):

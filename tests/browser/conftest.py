@@ -216,6 +216,11 @@ def main(page):
     return page.get_by_test_id("stMain")
 
 
+def panel(page, key: str):
+    """One Compare panel by its tokenizer key ("pretrained:gpt2", "trained:bbpe:merges")."""
+    return page.locator(f'.tp-panel[data-tokenizer="{key}"]')
+
+
 def pick(page, label: str, option, exact: bool = False) -> None:
     """Choose an option of a Streamlit selectbox by its label; a new choice reruns the script,
     the one already chosen only closes the list."""

@@ -11,14 +11,10 @@ import pytest
 from playwright.sync_api import expect
 
 from playground.compare import SAMPLES
-from tests.browser.conftest import WAIT, go_to, load_preset, main, new_tab, open_app, pick, rerun, snap, train
+from tests.browser.conftest import WAIT, go_to, load_preset, main, new_tab, open_app, panel, pick, rerun, snap, train
 from tests.support import HTML_PAYLOAD as PAYLOADS
 
 pytestmark = pytest.mark.browser
-
-def panel(page, key: str):
-    return page.locator(f'.tp-panel[data-tokenizer="{key}"]')
-
 
 def train_english(page) -> None:
     load_preset(page, "Sample · English prose")
@@ -72,8 +68,9 @@ def test_pretrained_panels_and_hover(page, screenshot_dir):
     repeated = next(i for i in ids if ids.count(i) > 1)
     first, second = [k for k, i in enumerate(ids) if i == repeated][:2]
     other = next(k for k, i in enumerate(ids) if i != repeated)
-    title = tokens.nth(first).get_attribute("title")
-    assert re.match(rf"id {repeated} · '.*' · bytes [0-9A-F ]+", title), title
+    card = tokens.nth(first).get_attribute("data-card")     # the hover card's text (no plain title)
+    assert tokens.nth(first).get_attribute("title") is None
+    assert re.match(rf"id {repeated} · \d+× in this text\ntoken '.*'\nbytes [0-9A-F ]+", card), card
     gpt2.scroll_into_view_if_needed()
     tokens.nth(first).hover()
     outline = "e => getComputedStyle(e).outlineStyle"

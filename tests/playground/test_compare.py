@@ -46,7 +46,7 @@ def _assert_only_our_tags(out: str) -> None:
     parser = HTMLTags.of(_body(out))
     assert set(parser.tags) <= OUR_TAGS, set(parser.tags) - OUR_TAGS
     names = {name for name, _ in parser.attrs}
-    assert names <= {"class", "style", "title", "data-tokenizer"}, names
+    assert names <= {"class", "style", "title", "data-tokenizer", "data-card"}, names
     for name, value in parser.attrs:
         if name == "style":
             assert re.fullmatch(r"(background:#[0-9A-F]{6}|max-height:[\d.]+rem)", value), value
@@ -183,11 +183,14 @@ def test_neighbours_never_share_a_colour_and_colours_follow_ids():
     assert colours2[-3:] == colours[-3:]
 
 
-def test_hover_title_has_id_string_and_hex_bytes():
+def test_hover_card_has_id_string_and_hex_bytes():
     enc = load_pretrained("gpt2").encode("Hello world")
     out, _ = render_tokens(enc)
-    titles = [html.unescape(t) for t in re.findall(r'title="([^"]*)"', out)]
-    assert titles == ["id 15496 · 'Hello' · bytes 48 65 6C 6C 6F", "id 995 · 'Ġworld' · bytes 20 77 6F 72 6C 64"]
+    # a styled card (data-card, drawn by CSS), not the browser's plain title tooltip
+    assert "title=" not in out
+    cards = [html.unescape(t) for t in re.findall(r'data-card="([^"]*)"', out)]
+    assert cards == ["id 15496 · 1× in this text\ntoken 'Hello'\nbytes 48 65 6C 6C 6F",
+                     "id 995 · 1× in this text\ntoken 'Ġworld'\nbytes 20 77 6F 72 6C 64"]
     # hovering one token outlines every token with its id (CSS, no script); an id drawn once needs no rule
     assert ".tp-id995:hover" not in out and "<script" not in out
     twice, _ = render_tokens(load_pretrained("gpt2").encode("Hello world world"))

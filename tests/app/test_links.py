@@ -1,0 +1,144 @@
+"""Links and reloads headless (AppTest): the Compare page's text, tokenizers and toggles round trip
+through the address; the app's link (?corpus=&settings=&trained=) rebuilds a pasted corpus, its
+settings and trained results in a new session (as F5 or a copied link does); a corpus that is gone
+or a key that is not a digest says so, with a way to the Corpus page."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from playground import compare, corpus_store, state
+
+APP = Path(__file__).resolve().parents[2] / "app.py"
+
+
+@pytest.fixture(autouse=True)
+def own_store(tmp_path, monkeypatch):
+    """Each test its own store folder (the server's default is ~/.cache/tokenizer-playground)."""
+    monkeypatch.setenv("TOKENIZER_PLAYGROUND_STORE", str(tmp_path / "store"))
+    return tmp_path / "store"
+
+
+def new_session(page: str | None = None, **params) -> AppTest:
+    """A new browser session opened on `page` with the address's parameters (a reload, a copied link)."""
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    if page:
+        at.switch_page(page)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def params_of(at: AppTest) -> dict[str, str]:
+    return {k: at.query_params[k] for k in at.query_params}
+
+
+def test_compare_view_round_trips_through_the_address():
+    at = new_session("pages/compare.py")
+    at.text_area(key="compare_text").input("Hello 🇨🇳 world").run()
+    at.multiselect(key="compare_tokenizers").set_value(["pretrained:o200k_base", "pretrained:gpt2"]).run()
+    at.toggle(key="compare_grouped").set_value(True).run()
+    at.toggle(key="compare_whitespace").set_value(True).run()
+    at.segmented_control(key="compare_view").set_value("Ids").run()
+    at.segmented_control(key="compare_layout").set_value("Stacked").run()
+    assert not at.exception
+    link = params_of(at)
+    assert link == {"text": "Hello 🇨🇳 world", "tokenizers": "pretrained:o200k_base,pretrained:gpt2",
+                    "show": "ids", "layout": "stacked", "whitespace": "1", "group": "1"}
+    again = new_session("pages/compare.py", **link)            # F5, or the link in another browser
+    assert again.text_area(key="compare_text").value == "Hello 🇨🇳 world"
+    assert again.multiselect(key="compare_tokenizers").value == ["pretrained:o200k_base", "pretrained:gpt2"]
+    assert again.toggle(key="compare_grouped").value and again.toggle(key="compare_whitespace").value
+    assert again.segmented_control(key="compare_view").value == "Ids"
+    assert again.segmented_control(key="compare_layout").value == "Stacked"
+    assert params_of(again) == link and not again.warning
+
+
+def test_a_long_text_goes_by_its_digest(own_store):
+    at = new_session("pages/compare.py")
+    long_text = "tokenizers " * 400
+    at.text_area(key="compare_text").input(long_text).run()
+    link = params_of(at)
+    assert "text" not in link and len(link["text_ref"]) == 64
+    assert (own_store / f"{link['text_ref']}.bin").read_text() == long_text
+    again = new_session("pages/compare.py", **link)
+    assert again.text_area(key="compare_text").value == long_text
+
+
+@pytest.mark.parametrize("params,needle", [
+    ({"text_ref": "../../etc/passwd"}, "not a text reference"),
+    ({"text_ref": "ab" * 32}, "no longer kept on this server"),
+    ({"tokenizers": "pretrained:gpt2,pretrained:gpt5"}, "gpt5"),
+    ({"show": "<b>x</b>"}, "Ignored show"),
+    ({"group": "maybe"}, "Ignored group"),
+])
+def test_a_bad_compare_link_only_warns(params, needle):
+    at = new_session("pages/compare.py", **params)
+    assert any(needle in w.value for w in at.warning), [w.value for w in at.warning]
+    assert at.text_area(key="compare_text").value == compare.SAMPLES[compare.DEFAULT_SAMPLE]
+
+
+def test_an_empty_text_shows_no_ratio():
+    at = new_session("pages/compare.py")
+    at.text_area(key="compare_text").input("").run()
+    panels = [h.proto.body for h in at.html if h.proto.body.startswith('<div class="tp-panel"')]
+    assert panels and all("<b>—</b> chars/token" in p and "<b>—</b> bytes/token" in p for p in panels)
+    assert not any("0.00" in p for p in panels)
+
+
+def _paste_and_train(text: str) -> AppTest:
+    at = new_session()
+    at.text_area(key="corpus_paste").input(text)
+    at.button(key="corpus_use_paste").click().run()
+    at.number_input(key="corpus_bpe_vocab_size").set_value(60).run()
+    at.button(key="corpus_train").click().run()
+    assert not at.exception and state.get_results(at.session_state) is not None
+    return at
+
+
+def test_a_pasted_corpus_settings_and_results_come_back_in_a_new_session(own_store):
+    at = _paste_and_train("low lower lowest newer newest wider widest " * 20)
+    link = params_of(at)
+    assert set(link) == {"corpus", "settings", "trained"}
+    assert all(corpus_store.valid_digest(v) for v in link.values())
+    # the Merges page at step 3, then its address opened in a new session (F5 or another browser)
+    at.switch_page("pages/merges.py").run()
+    at.button(key="merges_next").click().run()
+    at.button(key="merges_next").click().run()
+    at.button(key="merges_next").click().run()
+    merges_link = params_of(at)
+    assert merges_link["step"] == "3" and merges_link["corpus"] == link["corpus"]
+    again = new_session("pages/merges.py", **merges_link)
+    corpus, results = state.get_corpus(again.session_state), state.get_results(again.session_state)
+    assert corpus == state.get_corpus(at.session_state)
+    assert corpus.source == "paste" and corpus.name == "Pasted text"
+    assert state.get_settings(again.session_state) == state.get_settings(at.session_state)
+    assert state.get_settings(again.session_state).bpe.vocab_size == 60
+    assert results is not None and results.corpus_digest == corpus.digest
+    assert results.settings == state.get_results(at.session_state).settings
+    assert state.get_step("bpe", again.session_state) == 3
+    assert not any("Nothing trained yet" in i.value for i in again.info)
+    assert params_of(again) == merges_link
+    # the Compare page of that session offers the trained tokenizers
+    again.switch_page("pages/compare.py").run()
+    assert "trained:bbpe:merges" in again.multiselect(key="compare_tokenizers").value
+
+
+def test_a_link_whose_corpus_is_gone_says_so_and_offers_the_corpus_page():
+    at = new_session("pages/merges.py", corpus="ab" * 32, trained="cd" * 32, step="2")
+    assert any("no longer kept on this server" in w.value for w in at.warning)
+    assert any(link.proto.page.endswith("corpus.py") or "Corpus" in link.proto.label for link in at.get("page_link"))
+    assert state.get_corpus(at.session_state) is None
+    assert "corpus" not in params_of(at)          # the dead reference is not kept in the address
+
+
+@pytest.mark.parametrize("bad", ["../../etc/passwd", "/etc/passwd", "AB" * 32, "ab" * 31])
+def test_a_corpus_key_that_is_not_a_digest_is_refused(bad, own_store):
+    at = new_session("pages/corpus.py", corpus=bad)
+    assert any("not a corpus reference" in w.value for w in at.warning)
+    assert state.get_corpus(at.session_state) is None
+    assert not own_store.exists() or all(p.parent == own_store for p in own_store.rglob("*"))

@@ -1,0 +1,216 @@
+"""Compare like Tiktokenizer, and nothing lost on reload, in Chromium.
+
+    typing updates the panels after a pause (no Ctrl+Enter), and no keystroke is lost
+    a token box is never split across lines at 1024 px (each box has one client rect)
+    hovering a token shows a styled card with its fields, inside the window, readable in both themes
+    grouping by grapheme cluster keeps 🇨🇳 and 👍🏽 one box
+    F5 on Compare restores the text, the tokenizers and the toggles (they are in the address)
+    F5 on Merges restores a pasted corpus, its trained tokenizers and the step
+    screenshots at 1024 and 1280 px, light and dark: tests/screenshots/compare-live-*.png (look at them)
+
+Waits are for states (expect, wait_for), never for time.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import WAIT, idle, new_tab, open_app, panel, rerun, snap
+
+pytestmark = pytest.mark.browser
+
+@pytest.fixture
+def open_tab(browser, app_url):
+    """open_tab(width, scheme, path) -> a fresh session (browser context) on app_url + path."""
+    contexts = []
+
+    def open_(width: int = 1280, scheme: str = "light", path: str = "/compare"):
+        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        contexts.append(context)
+        page = new_tab(context)
+        open_app(page, app_url + path)
+        return page
+    try:
+        yield open_
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def count_of(page, key: str):
+    return panel(page, key).locator(".tp-count")
+
+
+def text_box(page):
+    return page.get_by_role("textbox", name="Text", exact=True)
+
+
+def type_text(page, text: str) -> None:
+    """Replace the text by typing it (keystrokes, no Ctrl+Enter, no blur)."""
+    box = text_box(page)
+    box.click()
+    box.press("Control+a")
+    box.press("Delete")
+    box.press_sequentially(text, delay=20)
+
+
+def hover(page, locator) -> None:
+    """Move the mouse onto a token (scrolled into view first)."""
+    locator.scroll_into_view_if_needed()
+    box = locator.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def split_boxes(page) -> list[str]:
+    """Token boxes (without a line break of their own) drawn on more than one line."""
+    return page.evaluate("""() => [...document.querySelectorAll('.tp-tokens .tp-t:not(.tp-nl)')]
+        .filter(e => e.getClientRects().length !== 1).map(e => e.textContent)""")
+
+
+def test_typing_updates_after_a_pause_without_ctrl_enter(open_tab):
+    page = open_tab()
+    expect(count_of(page, "pretrained:gpt2")).to_be_visible(timeout=WAIT)
+    type_text(page, "hello world")
+    # gpt2: "hello", " world"; no Ctrl+Enter, no blur: the pause alone commits
+    expect(count_of(page, "pretrained:gpt2")).to_have_text("2 tokens", timeout=WAIT)
+    expect(text_box(page)).to_be_focused()
+    text_box(page).press_sequentially(" again and again", delay=20)
+    expect(count_of(page, "pretrained:gpt2")).to_have_text("5 tokens", timeout=WAIT)
+    expect(text_box(page)).to_have_value("hello world again and again")     # no keystroke lost
+    expect(page).to_have_url(re.compile(r"[?&]text=hello\+world\+again\+and\+again(&|$)"), timeout=WAIT)
+    # an empty text: no ratio without tokens
+    type_text(page, "x")
+    text_box(page).press("Backspace")
+    expect(count_of(page, "pretrained:gpt2")).to_have_text("0 tokens", timeout=WAIT)
+    expect(panel(page, "pretrained:gpt2").locator(".tp-head")).to_contain_text("— chars/token")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1024, 1280])
+def test_tokens_wrap_between_boxes_and_hover_shows_a_card(open_tab, screenshot_dir, width, scheme):
+    long_line = " ".join(["internationalization", "tokenization", "分词是第一步", "https://example.com/a/b?c=d"] * 12)
+    page = open_tab(width, scheme, "/compare?text=" + re.sub(" ", "+", long_line).replace("?", "%3F")
+                    .replace("=", "%3D").replace("&", "%26").replace("/", "%2F"))
+    gpt2 = panel(page, "pretrained:gpt2")
+    expect(gpt2.locator(".tp-t").first).to_be_visible(timeout=WAIT)
+    expect(text_box(page)).to_have_value(long_line)
+    # the line wraps (the panel is many lines tall), but never inside a token
+    assert gpt2.locator(".tp-tokens").evaluate("e => e.getBoundingClientRect().height") > 120
+    assert split_boxes(page) == []
+    # hover a token: the card shows its fields, in a colour readable on its background
+    token = gpt2.locator(".tp-t", has_text=re.compile(r"^ token$")).first
+    hover(page, token)
+    card = page.locator(".tp-card-float")
+    expect(card).to_be_visible(timeout=WAIT)
+    text = card.inner_text()
+    for field in ("id 11241", "token 'Ġtoken'", "bytes 20 74 6F 6B 65 6E", "made by merge rank", "12× in this text"):
+        assert field in text, text
+    colours = card.evaluate("e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]")
+    assert _contrast(*colours) >= 7, colours
+    # the card is inside the window, beside its token
+    box, where = card.bounding_box(), token.bounding_box()
+    size = page.viewport_size
+    assert 0 <= box["x"] and box["x"] + box["width"] <= size["width"], box
+    assert 0 <= box["y"] and box["y"] + box["height"] <= size["height"], box
+    assert abs(box["y"] - (where["y"] + where["height"])) < 20 or abs(box["y"] + box["height"] - where["y"]) < 20
+    page.screenshot(path=screenshot_dir / f"compare-live-hover-{width}-{scheme}.png")
+    snap(page, screenshot_dir / f"compare-live-{width}-{scheme}.png")
+
+
+def test_grapheme_grouping_keeps_a_flag_one_box(open_tab):
+    page = open_tab(path="/compare?text=%F0%9F%87%A8%F0%9F%87%B3+%F0%9F%91%8D%F0%9F%8F%BD+cafe%CC%81&group=1")
+    expect(page.get_by_role("switch", name="Group bytes")).to_be_checked(timeout=WAIT)
+    for key in ("pretrained:gpt2", "pretrained:o200k_base"):
+        boxes = panel(page, key).locator(".tp-t")
+        expect(boxes.first).to_be_visible(timeout=WAIT)
+        labels = boxes.all_text_contents()
+        assert "🇨🇳" in labels, labels
+        assert any(label.endswith("👍🏽") for label in labels), labels
+        assert any(label.endswith("cafe\u0301") for label in labels), labels
+    # ungrouped, GPT-2 cuts the flag into byte tokens
+    page.get_by_text("Group bytes").click()
+    expect(page).not_to_have_url(re.compile(r"[?&]group=1"), timeout=WAIT)
+    expect(panel(page, "pretrained:gpt2").locator(".tp-t.tp-bytes").first).to_be_visible(timeout=WAIT)
+    idle(page)
+
+
+def test_reload_on_compare_restores_text_tokenizers_and_toggles(open_tab, screenshot_dir):
+    page = open_tab()
+    type_text(page, "Reload keeps this 🇨🇳")
+    expect(count_of(page, "pretrained:gpt2")).to_have_text(re.compile(r"^\d+ tokens$"), timeout=WAIT)
+    with rerun(page):
+        page.get_by_text("Group bytes").click()
+    expect(page).to_have_url(re.compile(r"[?&]group=1"), timeout=WAIT)
+    with rerun(page):
+        page.get_by_role("radio", name="Ids").click()
+    expect(page).to_have_url(re.compile(r"[?&]show=ids"), timeout=WAIT)
+    # drop BERT from the selection
+    with rerun(page):
+        page.get_by_label("Remove BERT base uncased").click()
+    expect(panel(page, "pretrained:bert-base-uncased")).to_have_count(0, timeout=WAIT)
+    expect(page).to_have_url(re.compile(r"[?&]tokenizers="), timeout=WAIT)
+    before = page.url
+    count = count_of(page, "pretrained:gpt2").inner_text()
+    open_app(page, before)   # F5: the same address, a new session
+    expect(text_box(page)).to_have_value("Reload keeps this 🇨🇳", timeout=WAIT)
+    expect(page.get_by_role("switch", name="Group bytes")).to_be_checked()
+    expect(count_of(page, "pretrained:gpt2")).to_have_text(count)
+    expect(panel(page, "pretrained:bert-base-uncased")).to_have_count(0)
+    expect(panel(page, "pretrained:o200k_base")).to_have_count(1)
+    assert page.url == before
+    snap(page, screenshot_dir / "compare-live-after-reload.png")
+
+
+def test_reload_on_merges_restores_a_pasted_corpus_and_the_step(open_tab, screenshot_dir):
+    page = open_tab(path="")
+    page.get_by_role("tab", name="Paste").click()
+    page.get_by_role("textbox", name="Text", exact=True).fill("low lower lowest newer newest wider widest " * 30)
+    with rerun(page):
+        page.get_by_role("button", name="Use this text").click()
+    page.get_by_text("Current corpus: Pasted text").wait_for(timeout=WAIT)
+    with rerun(page):
+        page.get_by_role("button", name="Train all three").click()
+    page.get_by_text("Trained all three").wait_for(timeout=WAIT)
+    expect(page).to_have_url(re.compile(r"[?&]corpus=[0-9a-f]{64}"), timeout=WAIT)
+    with rerun(page):
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Merges").click()
+    page.get_by_role("heading", name="Merges", exact=True).first.wait_for(timeout=WAIT)
+    for k in (1, 2, 3):   # each press, then the step it makes
+        page.get_by_role("button", name=re.compile("Next")).first.click()
+        expect(page.locator(".mg-sentence").first).to_contain_text(f"Step {k} of", timeout=WAIT)
+    expect(page).to_have_url(re.compile(r"[?&]step=3(&|$)"), timeout=WAIT)
+    expect(page).to_have_url(re.compile(r"[?&]corpus=[0-9a-f]{64}"))
+    expect(page).to_have_url(re.compile(r"[?&]trained=[0-9a-f]{64}"))
+    page.reload()
+    expect(page.locator(".mg-sentence").first).to_contain_text("Step 3 of", timeout=WAIT)
+    expect(page.get_by_test_id("stMain")).not_to_contain_text("Nothing trained yet")
+    expect(page.get_by_test_id("stSidebar")).to_contain_text("Pasted text")
+    snap(page, screenshot_dir / "compare-live-merges-after-reload.png")
+    # the same link in another browser session on this server opens the same view
+    other = open_tab(path="/" + page.url.split("/", 3)[3])
+    expect(other.locator(".mg-sentence").first).to_contain_text("Step 3 of", timeout=WAIT)
+
+
+def test_a_link_whose_corpus_is_gone_says_so(open_tab):
+    page = open_tab(path="/merges?corpus=" + "ab" * 32 + "&step=2")
+    main = page.get_by_test_id("stMain")
+    expect(main).to_contain_text("no longer kept on this server", timeout=WAIT)
+    expect(main.get_by_role("link", name="Load a corpus on the Corpus page")).to_be_visible()
+
+
+def _rgb(css: str) -> tuple[float, ...]:
+    nums = [float(x) for x in re.findall(r"[\d.]+", css)[:3]]
+    return tuple(nums)
+
+
+def _contrast(fg: str, bg: str) -> float:
+    def lum(rgb):
+        def ch(c):
+            c /= 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+        r, g, b = (ch(c) for c in rgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    a, b = lum(_rgb(fg)), lum(_rgb(bg))
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
