@@ -237,7 +237,7 @@ def training_curves(trace: Trace, current: int, curves: Optional[Curves] = None)
                                xaxis="x" + ax, yaxis="y" + ax, hovertemplate=f"step {cur}: %{{y:,.4g}}<extra></extra>"))
         layout["xaxis" + ax] = dict(domain=[x0, x1], anchor="y" + ax, title=_axis_title("step"), automargin=True,
                                     nticks=3, tickformat="~s")
-        layout["yaxis" + ax] = dict(anchor="x" + ax, automargin=True, nticks=5, tickformat="~s",
+        layout["yaxis" + ax] = dict(anchor="x" + ax, automargin=True, nticks=5, tickformat=".3~g" if i == 1 else "~s",
                                     tickfont=dict(size=16))
         layout["annotations"].append(dict(text=title, x=(x0 + x1) / 2, y=1.0, xref="paper", yref="paper",
                                           xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=19)))

@@ -57,11 +57,10 @@ def lockstep(page) -> None:
     switch = page.get_by_role("switch", name="Lockstep")
     if not switch.is_checked():
         switch.click(force=True)
-    # while the page reruns, the old switch may stand beside the new one for a moment
-    expect(switch).to_have_count(1, timeout=WAIT)
-    expect(switch).to_be_checked(timeout=WAIT)
+    # the three sentences first: while the page reruns, the old switch may stand beside the new
     expect(page.locator(".mg-sentence")).to_have_count(3, timeout=WAIT)
     settle(page)
+    expect(switch).to_be_checked(timeout=WAIT)
 
 
 def go_to(page, title: str) -> None:
