@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from look_tour import WIDTHS, open_context, tour
+from tests.browser.look_tour import WIDTHS, open_context, tour
 
 pytestmark = pytest.mark.browser
 

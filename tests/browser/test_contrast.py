@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from look_tour import THEMES, WIDTHS, open_context, tour
+from tests.browser.look_tour import THEMES, WIDTHS, go_to, open_context, open_merges, open_tab, tour
 
 pytestmark = pytest.mark.browser
 
@@ -68,8 +68,6 @@ def test_charts_follow_the_dark_theme(browser, app_url, width):
     """No chart is a white box on the dark theme: each Plotly chart and merge tree, photographed,
     has next to no white pixels, and the charts' tick labels and titles are painted light (Merges with
     WordPiece's three charts and a merge tree; Inspect's Vocabulary with a tree and a bar chart)."""
-    from look_tour import go_to, open_merges, open_tab
-
     context, page = open_context(browser, width, "dark")
     bright, faint = {}, {}
 
