@@ -23,7 +23,10 @@ LABELLED_POINTS = 1        # count against score: only the winner's point is lab
 CLEAR = "rgba(0,0,0,0)"
 TICK_SIZE = 17             # tick labels (a narrow chart's: 15)
 AXIS_STANDOFF = 10         # pixels between an axis title and its tick labels
-PAIR_LABEL_WIDTH = 14      # a pair's label on a bar chart, in columns (a CJK character takes two)
+# a pair's label on a bar chart, in columns (a CJK character takes two): at 1024 pixels with the
+# sidebar open a bar chart is 167 px wide and Plotly gives its labels at most about 85 px; 14 and
+# 11 columns of byte-level letters (at 17 px) pushed the label out of the chart
+PAIR_LABEL_WIDTH = 9
 NARROW_PAIR_LABEL_WIDTH = 9
 
 
@@ -49,6 +52,12 @@ def shorten(label: str, width: int) -> str:
     return "".join(out) + "…"
 
 
+def _counts(largest: float) -> dict:
+    """Tick settings for an axis of whole counts: short numbers (1.5k), and no fractions (Plotly
+    put a tick at 0.5, written "500m", when the largest count was 1)."""
+    return dict(tickformat="~s", tick0=0, dtick=1) if largest <= 3 else dict(tickformat="~s")
+
+
 def _axis_title(text: str) -> dict:
     return dict(text=text, standoff=AXIS_STANDOFF)
 
@@ -70,7 +79,8 @@ def length_chart(lengths) -> go.Figure:
     return _frame(fig, height=320, margin=dict(l=4, r=10, t=60, b=10), title=_title("Tokens by length"),
                   xaxis=dict(title=_axis_title("length (characters)"), automargin=True, tickformat="d",
                              nticks=12),
-                  yaxis=dict(title=_axis_title("tokens"), automargin=True, nticks=6, tickformat="~s"))
+                  yaxis=dict(title=_axis_title("tokens"), automargin=True, nticks=6,
+                             **_counts(max(lengths["tokens"], default=0))))
 
 
 def _frame(fig: go.Figure, **layout) -> go.Figure:
@@ -119,12 +129,13 @@ def pair_frequency_chart(step: MergeStep, score_rule: Optional[str] = None, top:
     what = "score" if score_rule == "likelihood" else "count"
     return _frame(fig, height=max(260, 48 * len(cands) + 110), margin=dict(l=4, r=8, t=84, b=10),
                   uniformtext=dict(minsize=11, mode="hide"),
-                  title=_title(f"Top {len(cands)} pairs<br>by {what}", 19 if narrow else 20),
+                  title=_title(f"Top {len(cands)} pair{'s' if len(cands) != 1 else ''}<br>by {what}",
+                               19 if narrow else 20),
                   xaxis=dict(title=_axis_title(what), automargin=True, nticks=3 if narrow else 4,
-                             tickfont=dict(size=15 if narrow else TICK_SIZE),
-                             tickformat="~s" if what == "count" else ".2~g", rangemode="tozero"),
+                             tickfont=dict(size=15 if narrow else TICK_SIZE), rangemode="tozero",
+                             **(_counts(max(values, default=0)) if what == "count" else dict(tickformat=".2~g"))),
                   yaxis=dict(automargin=True, tickvals=labels, ticktext=[shorten(p, width) for p in labels],
-                             tickfont=dict(size=15 if narrow else 17)))
+                             tickfont=dict(size=15 if narrow else 16)))
 
 
 def count_vs_score_chart(step: MergeStep) -> go.Figure:
@@ -171,7 +182,7 @@ def count_vs_score_chart(step: MergeStep) -> go.Figure:
     return _frame(fig, height=max(300, 48 * len(cands) + 110), margin=dict(l=4, r=8, t=84, b=10),
                   title=_title("Count<br>against score"),
                   xaxis=dict(title=_axis_title("pair count"), range=[-0.08 * top_count, top_count * 1.08],
-                             automargin=True, nticks=4, tickformat="~s"),
+                             automargin=True, nticks=4, **_counts(top_count)),
                   yaxis=dict(title=_axis_title("score"), range=[-0.06 * top_score, top_score * 1.3],
                              automargin=True, nticks=5, tickformat=".2~g"))
 

@@ -78,10 +78,10 @@ def open_tab(page, name: str) -> None:
     settle(page)
 
 
-def tour(page, app_url: str, preset: str = "seed-004", model: str = "wordpiece"):
-    """Every page (and lockstep, and each Inspect tab) of one session trained on `preset`:
-    yields a name for each stop, with the page settled."""
-    open_merges(page, app_url, preset, model)
+def tour(page, app_url: str, preset: str = "seed-004", model: str = "wordpiece", step: int = 1):
+    """Every page (and lockstep, and each Inspect tab) of one session trained on `preset`, Merges
+    showing `model` at `step`: yields a name for each stop, with the page settled."""
+    open_merges(page, app_url, preset, model, step)
     yield "Merges"
     lockstep(page)
     yield "Merges (lockstep)"

@@ -44,13 +44,15 @@ MEASURE = """() => {
 }"""
 
 
-@pytest.mark.parametrize("preset,model", [("seed-004", "wordpiece"), ("chinese", "bbpe")])
+# WordPiece on seed 004 at its first step: ten scores, two pairs tied at one point; byte-level
+# BPE on Chinese late in training, when pairs of merged byte tokens make long labels
+@pytest.mark.parametrize("preset,model,step", [("seed-004", "wordpiece", 1), ("chinese", "bbpe", 150)])
 @pytest.mark.parametrize("width", WIDTHS)
-def test_every_chart_keeps_its_text_inside_and_apart(browser, app_url, width, preset, model):
+def test_every_chart_keeps_its_text_inside_and_apart(browser, app_url, width, preset, model, step):
     context, page = open_context(browser, width, "light")
     try:
         found, charts = {}, 0
-        for stop in tour(page, app_url, preset, model):
+        for stop in tour(page, app_url, preset, model, step):
             for chart in page.evaluate(MEASURE):
                 charts += 1
                 if chart["problems"]:

@@ -5,6 +5,7 @@ hover, tied pairs at one point not written out as one long label, axis titles st
 The browser checks what these promise: tests/browser/test_charts_fit.py, test_contrast.py."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -93,3 +94,15 @@ def test_merge_tree_on_a_clear_background():
 def test_the_merges_page_draws_plotly_with_streamlits_theme():
     source = (ROOT / "pages" / "merges.py").read_text(encoding="utf-8")
     assert "theme=None" not in source and 'theme="streamlit"' in source
+
+
+def test_count_axes_have_whole_ticks_and_titles_their_number():
+    trace = preset_trace("chinese", "bbpe")
+    late = trace.steps[149]                              # every pair left occurs once
+    assert max(c.count for c in late.candidates) == 1
+    fig = charts.pair_frequency_chart(late, top=6)
+    assert fig.layout.xaxis.dtick == 1                  # no tick at 0.5 (written "500m")
+    one = charts.pair_frequency_chart(dataclasses.replace(late, candidates=late.candidates[:1]), top=6)
+    assert one.layout.title.text == "Top 1 pair<br>by count"
+    big = charts.pair_frequency_chart(trace.steps[0])
+    assert big.layout.xaxis.dtick is None and big.layout.xaxis.tickformat == "~s"
