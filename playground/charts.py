@@ -124,11 +124,11 @@ def pair_frequency_chart(step: MergeStep, score_rule: Optional[str] = None, top:
     width = NARROW_PAIR_LABEL_WIDTH if narrow else PAIR_LABEL_WIDTH
     fig = go.Figure(go.Bar(x=values[::-1], y=labels[::-1], orientation="h", marker_color=colours[::-1],
                            text=text[::-1], textposition="inside", insidetextanchor="end", textangle=0,
-                           textfont=dict(size=15), customdata=hover[::-1],
+                           textfont=dict(size=16), customdata=hover[::-1],
                            hovertemplate="%{customdata}<extra></extra>"))
     what = "score" if score_rule == "likelihood" else "count"
     return _frame(fig, height=max(260, 48 * len(cands) + 110), margin=dict(l=4, r=8, t=84, b=10),
-                  uniformtext=dict(minsize=11, mode="hide"),
+                  uniformtext=dict(minsize=14, mode="hide"),   # one size for all; a value that needs less is left to the hover
                   title=_title(f"Top {len(cands)} pair{'s' if len(cands) != 1 else ''}<br>by {what}",
                                19 if narrow else 20),
                   xaxis=dict(title=_axis_title(what), automargin=True, nticks=3 if narrow else 4,
