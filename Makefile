@@ -2,6 +2,7 @@
 #   make run    the app on http://localhost:8501
 #   make test   the import layers (lint-imports, see .importlinter), then the whole suite,
 #               browser tests included
+#   make screenshots   docs/screenshots/: every page at 1024 and 1280 px, light and dark
 # Both create .venv on first use; stamp files in .venv keep a second run from reinstalling
 # (they are remade when a requirements file changes).
 
@@ -11,7 +12,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test chromium clean
+.PHONY: run test screenshots chromium clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +46,9 @@ chromium:
 test: $(VENV)/.dev-installed chromium
 	$(VENV)/bin/lint-imports --no-logo
 	$(PY) -m pytest -q
+
+screenshots: $(VENV)/.dev-installed chromium
+	$(PY) docs/screenshots.py
 
 clean:
 	rm -rf $(VENV) tests/screenshots .pytest_cache .import_linter_cache

@@ -52,9 +52,28 @@ def _serve() -> tuple[subprocess.Popen, str]:
     raise SystemExit("streamlit did not start within 60 s")
 
 
+# true once the script run has ended, nothing on the page is stale, every chart has drawn its
+# text, and the text boxes are where they were at the previous poll (Plotly redraws a chart once
+# its automargins are known, and again after the window is resized)
+SETTLED = """() => {
+  const app = document.querySelector('[data-testid=stApp]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-testid=stSkeleton], [data-stale=true]')) return false;
+  const charts = [...document.querySelectorAll('[data-testid=stPlotlyChart], [data-testid=stGraphVizChart]')];
+  if (!charts.every(c => c.querySelector('svg text'))) return false;
+  const sig = charts.map(c => [...c.querySelectorAll('svg text')].map(t => {
+    const r = t.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].map(Math.round).join(',');
+  }).join(';')).join('|') + '#' + charts.length + '#' + window.innerWidth + 'x' + window.innerHeight;
+  const same = window.__shotSig === sig;
+  window.__shotSig = sig;
+  return same;
+}"""
+
+
 def _idle(tab) -> None:
-    """Until the script run has ended (the app root says so)."""
-    tab.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=120_000)
+    """Until the page has settled (see SETTLED): no fixed waits."""
+    tab.evaluate("window.__shotSig = null")
+    tab.wait_for_function(SETTLED, polling=250, timeout=120_000)
 
 
 def _shoot(tab, path: Path) -> None:
@@ -86,7 +105,7 @@ def main() -> int:
                     tab = context.new_page()
                     tab.set_default_timeout(120_000)
                     tab.goto(url + "/merges?preset=seed-000&step=2")   # loads and trains seed 000
-                    tab.get_by_role("heading", name="Merges").first.wait_for()
+                    tab.locator(".mg-sentence").first.get_by_text("Step 2 of").wait_for()
                     _idle(tab)
                     for slug, title in PAGES:   # through the sidebar: the same session, trained
                         tab.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from functools import partial
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from core import walks
@@ -287,11 +286,7 @@ def _merge_tree(trace, step: int, frame) -> None:
 def _length_chart(frame) -> None:
     lengths = ins.length_counts(frame)
     if len(lengths):
-        fig = go.Figure(go.Bar(x=lengths["length"], y=lengths["tokens"], marker_color="#264653"))
-        fig.update_layout(font=charts.FONT, height=300, margin=dict(l=10, r=10, t=40, b=40),
-                          title="Tokens by length", xaxis_title="length (characters)", yaxis_title="tokens",
-                          xaxis=dict(dtick=1))
-        st.plotly_chart(fig, key=K.LENGTH_CHART)
+        st.plotly_chart(charts.length_chart(lengths), key=K.LENGTH_CHART)
         st.caption("The chart's toolbar (camera icon) saves it as a PNG.")
 
 

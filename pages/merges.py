@@ -39,8 +39,9 @@ LOCKSTEP_WORDS = 5
 # ---------------------------------------------------------------- sections
 
 def _plot(fig, **kwargs) -> None:
-    # theme=None: Streamlit's chart theme would replace the figures' large projector fonts
-    st.plotly_chart(fig, theme=None, config={"displayModeBar": False}, **kwargs)
+    # Streamlit's chart theme: text and grid in the light or dark theme's colours (charts.py keeps
+    # the projector font sizes and transparent backgrounds)
+    st.plotly_chart(fig, theme="streamlit", config={"displayModeBar": False}, **kwargs)
 
 
 def _controls(results: Results, view: state.MergesView, current: int, last: int) -> None:

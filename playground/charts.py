@@ -4,6 +4,7 @@ Fonts are large and colours few and strong: these charts are read from the back 
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Optional
 
@@ -14,12 +15,86 @@ from core.trainer import MergeStep, Trace
 
 FONT = dict(size=18)
 WINNER, TIED, OTHER = "#C1121F", "#F4A261", "#8D99AE"
+LINE = "#4A90C2"            # curves and plain bars: 3.4:1 on white, 5.6:1 on the dark background
 MAX_CURVE_POINTS = 1500
-LABELLED_POINTS = 5
+LABELLED_POINTS = 1        # count against score: only the winner's point is labelled (hover for the rest)
+# Backgrounds stay transparent: the page's own (light or dark) shows through, and Streamlit's chart
+# theme (st.plotly_chart's default, theme="streamlit") gives the text and grid the theme's colours.
+CLEAR = "rgba(0,0,0,0)"
+TICK_SIZE = 17             # tick labels (a narrow chart's: 15)
+AXIS_STANDOFF = 10         # pixels between an axis title and its tick labels
+# a pair's label on a bar chart, in columns (a CJK character takes two): at 1024 pixels with the
+# sidebar open a bar chart is 167 px wide and Plotly gives its labels at most about 85 px; 14 and
+# 11 columns of byte-level letters (at 17 px) pushed the label out of the chart
+PAIR_LABEL_WIDTH = 9
+NARROW_PAIR_LABEL_WIDTH = 9
 
 
 def pair_label(pair: tuple[str, str]) -> str:
     return f"{pair[0]} + {pair[1]}"
+
+
+def _columns(ch: str) -> int:
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def shorten(label: str, width: int) -> str:
+    """`label` cut to `width` columns (wide characters count two), with "…" when cut:
+    shorten("internationalization", 8) == "interna…"; the whole label goes in the hover."""
+    if sum(_columns(ch) for ch in label) <= width:
+        return label
+    out, used = [], 0
+    for ch in label:
+        if used + _columns(ch) > width - 1:
+            break
+        out.append(ch)
+        used += _columns(ch)
+    return "".join(out) + "…"
+
+
+def _counts(largest: float) -> dict:
+    """Tick settings for an axis of whole counts: short numbers (1.5k), and no fractions (Plotly
+    put a tick at 0.5, written "500m", when the largest count was 1)."""
+    return dict(tickformat="~s", tick0=0, dtick=1) if largest <= 3 else dict(tickformat="~s")
+
+
+def _axis_title(text: str) -> dict:
+    return dict(text=text, standoff=AXIS_STANDOFF)
+
+
+def _title(text: str, size: int = 20) -> dict:
+    """A title on one or two lines (<br>), centred on the figure, below its top edge: Plotly lifts
+    a title of two lines by about one line above the place it is anchored at, so the pad is a
+    line plus 14 pixels (with a pad of 10 it rose 10 pixels out of the figure). The figures'
+    top margins (80 px) hold two lines."""
+    return dict(text=text, font=dict(size=size), x=0.5, xanchor="center", xref="container",
+                y=1, yanchor="top", yref="container", pad=dict(t=size + 14))
+
+
+def length_chart(lengths) -> go.Figure:
+    """Inspect's vocabulary: how many tokens have each length (a frame with columns `length` and
+    `tokens`). Plotly picks the x ticks (one per length ran together once lengths reached 20)."""
+    fig = go.Figure(go.Bar(x=lengths["length"], y=lengths["tokens"], marker_color=LINE,
+                           hovertemplate="length %{x}: %{y:,} tokens<extra></extra>"))
+    return _frame(fig, height=320, margin=dict(l=4, r=10, t=60, b=10), title=_title("Tokens by length"),
+                  xaxis=dict(title=_axis_title("length (characters)"), automargin=True, tickformat="d",
+                             nticks=12),
+                  yaxis=dict(title=_axis_title("tokens"), automargin=True, nticks=6,
+                             **_counts(max(lengths["tokens"], default=0))))
+
+
+def _frame(fig: go.Figure, **layout) -> go.Figure:
+    """The settings every chart shares: projector fonts, transparent backgrounds, and the hover
+    label's font large enough to read."""
+    fig.update_layout(font=FONT, paper_bgcolor=CLEAR, plot_bgcolor=CLEAR, hoverlabel=dict(font_size=16), **layout)
+    # Streamlit's chart theme sets the axes' own font sizes (13.5 px), which win over font=FONT:
+    # every axis states its sizes, so the theme gives colours only
+    for axis in [*fig.select_xaxes(), *fig.select_yaxes()]:
+        if axis.tickfont.size is None:
+            axis.tickfont.size = TICK_SIZE
+        if axis.title.font.size is None:
+            axis.title.font.size = FONT["size"]
+    return fig
 
 
 def _value(c, score_rule: Optional[str]):
@@ -29,63 +104,87 @@ def _value(c, score_rule: Optional[str]):
 def pair_frequency_chart(step: MergeStep, score_rule: Optional[str] = None, top: Optional[int] = None) -> go.Figure:
     """Top-K candidate pairs of one step as horizontal bars, best at the top: the winner in red,
     the pairs that tied with it in orange. WordPiece likelihood ranks by score, so bars show it.
-    `top`: draw only the first `top` candidates (three charts side by side)."""
+    `top`: draw only the first `top` candidates (three charts side by side, each narrow).
+
+    Made to fit a narrow column: the title on two lines, long pair labels cut with "…" (the
+    whole pair in the hover), each bar's value written inside its bar (a value that does not fit
+    is left to the hover rather than drawn over the neighbouring chart), few x ticks."""
     cands = list(step.candidates)[:top]
+    narrow = top is not None
     best = _value(cands[0], score_rule) if cands else None
     colours = [WINNER if i == 0 else TIED if _value(c, score_rule) == best else OTHER for i, c in enumerate(cands)]
     values = [_value(c, score_rule) for c in cands]
     if score_rule != "likelihood":
         text = [f"{c.count:,}" for c in cands]
-    elif top is not None:   # a narrow chart: the score alone
-        text = [f"{float(c.score):.3g}" for c in cands]
+        hover = [f"{pair_label(c.pair)}: count {c.count:,}" for c in cands]
     else:
-        text = [f"{float(c.score):.4g} (count {c.count:,})" for c in cands]
-    fig = go.Figure(go.Bar(x=values[::-1], y=[pair_label(c.pair) for c in cands][::-1], orientation="h",
-                           marker_color=colours[::-1], text=text[::-1], textposition="auto",
-                           hovertemplate="%{y}: %{x}<extra></extra>"))
-    fig.update_layout(font=FONT, height=max(260, 48 * len(cands) + 90), margin=dict(l=10, r=10, t=50, b=40),
-                      title=dict(text=f"Top {len(cands)} pairs by {'score' if score_rule == 'likelihood' else 'count'}",
-                                 font=dict(size=20)),
-                      xaxis_title="score" if score_rule == "likelihood" else "count", yaxis=dict(automargin=True))
-    return fig
+        text = [f"{float(c.score):.3g}" for c in cands]
+        hover = [f"{pair_label(c.pair)}: score {float(c.score):.4g}, count {c.count:,}" for c in cands]
+    labels = [pair_label(c.pair) for c in cands]
+    width = NARROW_PAIR_LABEL_WIDTH if narrow else PAIR_LABEL_WIDTH
+    fig = go.Figure(go.Bar(x=values[::-1], y=labels[::-1], orientation="h", marker_color=colours[::-1],
+                           text=text[::-1], textposition="inside", insidetextanchor="end", textangle=0,
+                           textfont=dict(size=16), customdata=hover[::-1],
+                           hovertemplate="%{customdata}<extra></extra>"))
+    what = "score" if score_rule == "likelihood" else "count"
+    return _frame(fig, height=max(260, 48 * len(cands) + 110), margin=dict(l=4, r=8, t=84, b=10),
+                  uniformtext=dict(minsize=14, mode="hide"),   # one size for all; a value that needs less is left to the hover
+                  title=_title(f"Top {len(cands)} pair{'s' if len(cands) != 1 else ''}<br>by {what}",
+                               19 if narrow else 20),
+                  xaxis=dict(title=_axis_title(what), automargin=True, nticks=3 if narrow else 4,
+                             tickfont=dict(size=15 if narrow else TICK_SIZE), rangemode="tozero",
+                             **(_counts(max(values, default=0)) if what == "count" else dict(tickformat=".2~g"))),
+                  yaxis=dict(automargin=True, tickvals=labels, ticktext=[shorten(p, width) for p in labels],
+                             tickfont=dict(size=15 if narrow else 16)))
 
 
 def count_vs_score_chart(step: MergeStep) -> go.Figure:
     """WordPiece: each candidate's count against its likelihood score. A rare pair of rare symbols
     scores high: that is why it can win over a frequent one. Traces: the winner (red), the pairs
-    tied with it (orange), the others (grey); pairs at the same point share one label."""
+    tied with it (orange), the others (grey).
+
+    Only the winner's point is labelled, with its pair (cut when long) and "+k" when k more
+    pairs sit at the same point; every point's hover names all its pairs. The label stands above
+    the point, leaning into the chart at the edges, and the axes leave room above the highest
+    point, so it stays inside the chart."""
     cands = list(step.candidates)
     if not cands:
         return go.Figure()
     best = cands[0].score
-    labels: dict[tuple, list[str]] = {}
+    at_point: dict[tuple, list[str]] = {}
     for c in cands:
-        labels.setdefault((c.count, c.score), []).append(pair_label(c.pair))
+        at_point.setdefault((c.count, c.score), []).append(pair_label(c.pair))
+    top_count = max(c.count for c in cands) or 1
+    top_score = max(float(c.score) for c in cands) or 1.0
     fig = go.Figure()
     groups = ((cands[:1], WINNER, 20, "winner"),
               ([c for c in cands[1:] if c.score == best], TIED, 15, "tied"),
               ([c for c in cands[1:] if c.score != best], OTHER, 13, "other"))
-    done: set = set()
-    labelled = set(cands[:LABELLED_POINTS])   # the rest: hover for the pair (labels would pile up)
+    labelled = set(cands[:LABELLED_POINTS])
     for members, colour, size, name in groups:
         if not members:
             continue
-        text = []
+        text, where, hover = [], [], []
         for c in members:
-            key = (c.count, c.score)
-            text.append("" if key in done or c not in labelled else ", ".join(labels[key]))
-            done.add(key)
+            pairs = at_point[(c.count, c.score)]
+            more = f" +{len(pairs) - 1}" if len(pairs) > 1 else ""
+            text.append(shorten(pair_label(c.pair), 10) + more if c in labelled else "")
+            side = c.count / top_count
+            where.append("top right" if side < 0.34 else "top left" if side > 0.66 else "top center")
+            hover.append("<br>".join(pairs))
         fig.add_trace(go.Scatter(x=[c.count for c in members], y=[float(c.score) for c in members], name=name,
-                                 mode="markers+text", text=text, textposition="top center", showlegend=False,
-                                 textfont=dict(size=15), cliponaxis=False,
-                                 customdata=[pair_label(c.pair) for c in members],
-                                 hovertemplate="%{customdata}: count %{x}, score %{y:.4g}<extra></extra>",
+                                 mode="markers+text", text=text, textposition=where, showlegend=False,
+                                 textfont=dict(size=15), customdata=hover,
+                                 hovertemplate="%{customdata}<br>count %{x}, score %{y:.4g}<extra></extra>",
                                  marker=dict(size=size, color=colour, line=dict(width=1, color="#222"))))
-    fig.update_layout(font=FONT, height=max(300, 48 * len(cands) + 90), margin=dict(l=10, r=30, t=50, b=40),
-                      title=dict(text="Count against score", font=dict(size=20)),
-                      xaxis=dict(title=dict(text="pair count"), rangemode="tozero"),
-                      yaxis=dict(title=dict(text="score"), rangemode="tozero", automargin=True))
-    return fig
+    # zero a little inside each axis, so the two "0" tick labels do not meet at the corner;
+    # 30% headroom above the best score for its label
+    return _frame(fig, height=max(300, 48 * len(cands) + 110), margin=dict(l=4, r=8, t=84, b=10),
+                  title=_title("Count<br>against score"),
+                  xaxis=dict(title=_axis_title("pair count"), range=[-0.08 * top_count, top_count * 1.08],
+                             automargin=True, nticks=4, **_counts(top_count)),
+                  yaxis=dict(title=_axis_title("score"), range=[-0.06 * top_score, top_score * 1.3],
+                             automargin=True, nticks=5, tickformat=".2~g"))
 
 
 def _thin(xs: list[int]) -> list[int]:
@@ -128,7 +227,8 @@ def curve_data(trace: Trace) -> Curves:
 
 # on two lines: three one-line titles ran into each other when the page was 500 pixels wide
 CURVE_TITLES = ("tokens in<br>the corpus", "characters<br>per token", "vocabulary<br>size")
-_DOMAINS = ((0.0, 0.28), (0.36, 0.64), (0.72, 1.0))
+# gaps wide enough for the middle and right panels' tick labels (they have no margin of their own)
+_DOMAINS = ((0.0, 0.26), (0.37, 0.63), (0.74, 1.0))
 
 
 def training_curves(trace: Trace, current: int, curves: Optional[Curves] = None) -> go.Figure:
@@ -137,22 +237,24 @@ def training_curves(trace: Trace, current: int, curves: Optional[Curves] = None)
     line, dot. Three x axes placed side by side by hand: make_subplots cost 50 ms a call."""
     c = curves or curve_data(trace)
     cur = min(max(current, 0), len(c.tokens) - 1)
-    data, layout = [], dict(font=FONT, height=360, margin=dict(l=10, r=10, t=80, b=40), showlegend=False,
+    data, layout = [], dict(height=370, margin=dict(l=4, r=10, t=80, b=10), showlegend=False,
                             annotations=[], shapes=[])
     for i, (ys, title, (x0, x1)) in enumerate(zip((c.tokens, c.chars_per_token, c.vocab), CURVE_TITLES, _DOMAINS)):
         ax = "" if i == 0 else str(i + 1)
         x, y = c.drawn(i)
-        data.append(go.Scatter(x=x, y=y, mode="lines", line=dict(width=3, color="#264653"),
+        data.append(go.Scatter(x=x, y=y, mode="lines", line=dict(width=3, color=LINE),
                                xaxis="x" + ax, yaxis="y" + ax, hovertemplate="step %{x}: %{y:,.4g}<extra></extra>"))
         data.append(go.Scatter(x=[cur], y=[ys[cur]], mode="markers", marker=dict(size=16, color=WINNER),
                                xaxis="x" + ax, yaxis="y" + ax, hovertemplate=f"step {cur}: %{{y:,.4g}}<extra></extra>"))
-        layout["xaxis" + ax] = dict(domain=[x0, x1], anchor="y" + ax, title=dict(text="step"))
-        layout["yaxis" + ax] = dict(anchor="x" + ax, automargin=True)
+        layout["xaxis" + ax] = dict(domain=[x0, x1], anchor="y" + ax, title=_axis_title("step"), automargin=True,
+                                    nticks=3, tickformat="~s")
+        layout["yaxis" + ax] = dict(anchor="x" + ax, automargin=True, nticks=5, tickformat=".3~g" if i == 1 else "~s",
+                                    tickfont=dict(size=16))
         layout["annotations"].append(dict(text=title, x=(x0 + x1) / 2, y=1.0, xref="paper", yref="paper",
                                           xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=19)))
         layout["shapes"].append(dict(type="line", x0=cur, x1=cur, y0=0, y1=1, xref="x" + ax, yref=f"y{ax} domain",
                                      line=dict(color=WINNER, width=2, dash="dash")))
-    return go.Figure(data=data, layout=layout)
+    return _frame(go.Figure(data=data), **layout)
 
 
 def merge_tree(trace: Trace, token: str):
@@ -176,7 +278,8 @@ def merge_tree_dot(trace: Trace, token: str) -> str:
     """Graphviz DOT of merge_tree (st.graphviz_chart draws it). Labels are quoted, so any text is safe."""
     steps = trace.made_at
     lines = ['digraph G {', 'rankdir=TB; node [shape=box, style="rounded,filled", fillcolor="#FFD6A5", '
-             'fontname="Courier", fontsize=24, margin="0.2,0.1"]; edge [penwidth=2];']
+             'fontname="Courier", fontsize=24, margin="0.2,0.1"]; edge [penwidth=2, color="#8a8f98"]; '
+             'bgcolor="transparent";']   # the page shows through; grey edges read on light and dark
     counter = [0]
 
     def q(s: str) -> str:

@@ -269,7 +269,7 @@ def test_pair_chart_top_and_title():
     trace = seed_trace("seed-000", "bpe")
     fig = charts.pair_frequency_chart(trace.steps[0], top=4)
     assert len(fig.data[0].y) == 4 and list(fig.data[0].marker.color)[::-1][0] == charts.WINNER
-    assert fig.layout.title.text == "Top 4 pairs by count" and fig.layout.font.size >= 18
+    assert fig.layout.title.text == "Top 4 pairs<br>by count" and fig.layout.font.size >= 18
 
 
 def test_count_vs_score_marks_winner_tied_and_shares_labels():
@@ -277,8 +277,9 @@ def test_count_vs_score_marks_winner_tied_and_shares_labels():
     fig = charts.count_vs_score_chart(trace.steps[0])
     winner, tied = fig.data[0], fig.data[1]
     assert (winner.x[0], winner.marker.color, tied.marker.color) == (3, charts.WINNER, charts.TIED)
-    # (w, ##i) and (##i, ##d) sit at the same point: one label names both, the other is blank
-    assert winner.text[0] == "w + ##i, ##i + ##d" and tied.text[0] == ""
+    # (w, ##i) and (##i, ##d) sit at the same point: the label names one and counts the other,
+    # the hover names both; the tied point is not labelled
+    assert winner.text[0] == "w + ##i +1" and winner.customdata[0] == "w + ##i<br>##i + ##d" and tied.text[0] == ""
     assert charts.count_vs_score_chart(dataclasses.replace(trace.steps[0], candidates=())).data == ()
 
 
