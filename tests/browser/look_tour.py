@@ -11,7 +11,7 @@ import re
 
 from playwright.sync_api import expect
 
-WAIT = 120_000                       # two shared cores: a preset's training can be slow
+from tests.browser.conftest import WAIT, go_to, new_tab
 WIDTHS = (1024, 1280)                # a projector: at 1024 the sidebar stays open
 THEMES = ("light", "dark")
 INSPECT_TABS = ("Pipeline", "Walk a word", "Vocabulary", "Export & import", "Session")
@@ -41,9 +41,7 @@ def settle(page) -> None:
 
 def open_context(browser, width: int, theme: str):
     context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=theme)
-    page = context.new_page()
-    page.set_default_timeout(WAIT)
-    return context, page
+    return context, new_tab(context)
 
 
 def open_merges(page, app_url: str, preset: str, model: str, step: int = 1) -> None:
@@ -63,9 +61,9 @@ def lockstep(page) -> None:
     expect(switch).to_be_checked(timeout=WAIT)
 
 
-def go_to(page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
-    expect(page.get_by_role("heading", name=title, exact=True).first).to_be_visible(timeout=WAIT)
+def visit(page, title: str) -> None:
+    """Another page through the sidebar (the same session), once its charts are still."""
+    go_to(page, title)
     settle(page)
 
 
@@ -86,9 +84,9 @@ def tour(page, app_url: str, preset: str = "seed-004", model: str = "wordpiece",
     lockstep(page)
     yield "Merges (lockstep)"
     for title in ("Corpus", "Compare"):
-        go_to(page, title)
+        visit(page, title)
         yield title
-    go_to(page, "Inspect")
+    visit(page, "Inspect")
     for name in INSPECT_TABS:
         open_tab(page, name)
         yield f"Inspect / {name}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from tests.browser.look_tour import THEMES, WIDTHS, go_to, open_context, open_merges, open_tab, tour
+from tests.browser.look_tour import THEMES, WIDTHS, open_context, open_merges, open_tab, tour, visit
 
 pytestmark = pytest.mark.browser
 
@@ -86,7 +86,7 @@ def test_charts_follow_the_dark_theme(browser, app_url, width):
     try:
         open_merges(page, app_url, "seed-004", "wordpiece")
         look("Merges")
-        go_to(page, "Inspect")
+        visit(page, "Inspect")
         open_tab(page, "Vocabulary")
         look("Inspect / Vocabulary")
         assert not bright, f"white boxes on the dark page (share of white pixels): {bright}"
