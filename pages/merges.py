@@ -5,7 +5,8 @@ Widgets -> the trace (already trained, read only) -> pure helpers (playground.st
 the corpus preview is encoded once per (trace, step) and cached.
 
     controls    first / previous / play-pause / next / last buttons with keys (Home, Left, Space,
-                Right, End), a slider to any step, autoplay (a timer fragment) at a chosen speed
+                Right, End, wherever the focus is), a slider to any step, autoplay at a chosen speed
+                (keys and autoplay run in the browser: playground/merges_keys.js)
     this step   one sentence (pair, new token and id, count or score, the tie and its rule), the
                 top pairs as bars, WordPiece's count against score, the words the merge changed
     training    tokens, characters per token and vocabulary size over the whole run, step marked
@@ -227,8 +228,11 @@ trace = results.trace(view.model)
 facts = mc.facts_of(results, trace)
 shown = min(current, len(trace.steps))
 
-st.caption(f"Trained on: {views.md_escape(results.corpus_name)} · keys: ← → step, Home / End first and last, "
-           "Space play or pause (click the page's background first when a control has the focus)")
+st.caption(f"Trained on: {views.md_escape(results.corpus_name)} · keys, wherever you clicked: ← → step, "
+           "Home / End first and last, Space play or pause"
+           + mc.state_marker(current, last, view.playing, view.speed), unsafe_allow_html=True)
+with st.container(key=mc.KEYS_BOX):   # hidden (style.css): the keys and autoplay, run by the browser
+    st.html(mc.keys_script(), unsafe_allow_javascript=True)
 _controls(results, view, current, last)
 
 if view.lockstep:
@@ -245,4 +249,3 @@ st.header("The corpus at this step")
 _corpus(results, trace, shown)
 st.header("Merge tree")
 _tree(trace, shown, facts, view)
-mc.autoplay(results)

@@ -7,15 +7,18 @@ autoplay. pages/merges.py draws; this module decides what it shows.
     get_get_view(), set_view(...), go_to(step)    the view (state.MergesView) and the steps (state.get_step)
     on_nav, on_slider, on_play, ...       the controls' callbacks
     open_link(results), write_link(...)   the URL: applied once when it changes, written back each run
-    autoplay(results)                     a timer fragment that steps on while playing
+    state_marker(...), keys_script()      keys and autoplay, run by the browser (merges_keys.js)
+    warm(results)                         right after training: what the first steps need, drawn ahead
 
 Pure helpers (what a step says and shows, the URL's parsing) are in stepper.py; charts in charts.py.
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Optional
 
 import streamlit as st
@@ -95,7 +98,8 @@ def go_to(step: int) -> None:
     else:
         state.set_step(view.model, step)
     if view.playing:
-        set_view(played_at=time.monotonic())   # a key press during autoplay: a full interval to the next
+        # the browser's timer clicks Next while playing (merges_keys.js); at the last step it stops
+        set_view(played_at=time.monotonic(), playing=step < last_step(results, view))
 
 
 # ---------------------------------------------------------------- callbacks
@@ -251,21 +255,23 @@ def corpus_at(results: Results, trace: Trace, k: int) -> tuple[stepper.CorpusVie
     return cv, same
 
 
-def autoplay(results: Results) -> None:
-    """While playing, a fragment on a timer moves one step on and reruns the page."""
-    view = get_view()
-    if not view.playing:
-        return
+KEYS_JS = Path(__file__).with_name("merges_keys.js")
+KEYS_BOX = "merges_keys"     # the container of the script; style.css hides it (.st-key-merges_keys)
 
-    @st.fragment(run_every=view.speed)
-    def tick() -> None:
-        v = get_view()
-        if not v.playing or time.monotonic() - v.played_at < 0.6 * v.speed:
-            return   # the page's own run (or one right after a key press): wait for the timer
-        current, last = current_step(results, v), last_step(results, v)
-        if current < last:
-            go_to(current + 1)
-        set_view(playing=current + 1 < last, played_at=time.monotonic())
-        st.rerun()
 
-    tick()
+def state_marker(step: int, last: int, playing: bool, speed: float) -> str:
+    """What the browser's key handler and autoplay read (merges_keys.js): an empty span.
+    state_marker(3, 43, False, 1.0) ==
+        '<span class="mg-state" data-step="3" data-last="43" data-playing="0" data-speed="1"></span>'"""
+    return (f'<span class="mg-state" data-step="{int(step)}" data-last="{int(last)}" '
+            f'data-playing="{int(bool(playing))}" data-speed="{float(speed):g}"></span>')
+
+
+def keys_script() -> str:
+    """The page's keys and autoplay, as a <script> for st.html(..., unsafe_allow_javascript=True).
+    Our own file, no user text in it. Streamlit's sanitizer drops a script whose text looks like
+    it holds a tag (silently: the page would simply have no keys), so none may."""
+    code = KEYS_JS.read_text(encoding="utf-8")
+    if re.search(r"<[A-Za-z/!]", code):
+        raise ValueError(f"{KEYS_JS.name} must not contain '<' before a letter, '/' or '!'")
+    return "<script>" + code + "</script>"
