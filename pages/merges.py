@@ -82,20 +82,22 @@ def _controls(results: Results, view: state.MergesView, current: int, last: int)
 
 
 def _sentence(trace: Trace, k: int, facts: mc.TraceFacts, small: bool = False) -> None:
-    s = stepper.describe_step(trace, k, facts.token_ids)
+    s = stepper.describe_step(trace, k, facts.token_ids, facts.tokenizer)
     st.markdown(f'<div class="mg-sentence{" mg-small" if small else ""}" data-step="{k}">{s.html}</div>',
                 unsafe_allow_html=True)
 
 
-def _step_charts(trace: Trace, k: int, top: Optional[int] = None) -> None:
+def _step_charts(trace: Trace, k: int, facts: mc.TraceFacts, top: Optional[int] = None) -> None:
     model = trace.config.model
     step = stepper.step_at(trace, k)
     if step is None or not step.candidates:
         return
     rule = trace.config.score_rule
     by = "score" if rule == "likelihood" else "count"
-    _plot(charts.pair_frequency_chart(step, rule, top=top), key=K.pairs(model))
     shown = min(len(step.candidates), top or len(step.candidates))
+    fig = charts.pair_frequency_chart(step, rule, top=top)
+    mc.readable_pairs(fig, trace, step, facts, shown, by)
+    _plot(fig, key=K.pairs(model))
     tie = (f"the pairs tied with it in orange ({step.tied:,} pairs shared the top {by} in all)" if step.tied > 1
            else f"no other pair had its {by}")
     st.caption(f"The {shown} best pairs at this step by {by}: the winner in red, {tie}.")
@@ -105,7 +107,7 @@ def _changed(trace: Trace, k: int, facts: mc.TraceFacts, limit: Optional[int] = 
     step = stepper.step_at(trace, k)
     if step is None:
         return
-    rows = stepper.changed_rows(trace, step, limit, facts.token_ids)
+    rows = stepper.changed_rows(trace, step, limit, facts.token_ids, facts.tokenizer)
     st.markdown(stepper.changed_html(rows, compact), unsafe_allow_html=True)
     st.caption(stepper.changed_caption(step, len(rows)))
 
@@ -119,7 +121,7 @@ def _single(results: Results, trace: Trace, k: int, facts: mc.TraceFacts) -> Non
     likelihood = trace.config.score_rule == "likelihood"
     left, right = st.columns([1, 1] if likelihood else [2, 3], gap="large")
     with left:
-        _step_charts(trace, k)
+        _step_charts(trace, k, facts)
     with right:
         if likelihood:
             _plot(charts.count_vs_score_chart(step), key=K.SCORES)
@@ -143,7 +145,7 @@ def _lockstep(results: Results, k: int) -> None:
             if shown < k:
                 st.caption(f"Finished at step {shown:,}: its last merge is shown.")
             _sentence(trace, shown, facts, small=True)
-            _step_charts(trace, shown, top=LOCKSTEP_TOP)
+            _step_charts(trace, shown, facts, top=LOCKSTEP_TOP)
             _changed(trace, shown, facts, LOCKSTEP_WORDS, compact=True)
 
 
@@ -167,7 +169,7 @@ def _corpus(results: Results, trace: Trace, k: int) -> None:
     made = ""
     if step is not None:
         n = cv.made
-        made = (f" The {n:,} token{'s' if n != 1 else ''} “{views.md_escape(stepper.show_token(step.token))}” "
+        made = (f" The {n:,} token{'s' if n != 1 else ''} “{views.md_escape(mc.token_text(trace, mc.facts_of(results, trace), step.token))}” "
                 f"this merge made {'are' if n != 1 else 'is'} outlined in red.")
     if not cv.from_table:
         scope = (f"The first {cv.shown:,} of {cv.total:,} characters" if cv.truncated
@@ -186,19 +188,19 @@ def _tree(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) ->
     chosen = view.tree_token
     state.show_widget(K.TREE_TOKEN, chosen if chosen is not None else mc.CURRENT)
     st.selectbox("Token", options, key=K.TREE_TOKEN, accept_new_options=True, on_change=mc.on_tree,
-                 format_func=lambda t: "this step's token" if t == mc.CURRENT else stepper.show_token(t),
+                 format_func=lambda t: "this step's token" if t == mc.CURRENT else mc.token_text(trace, facts, t),
                  help="Pick or type any token of this vocabulary.")
     token = chosen if chosen is not None else (step.token if step is not None else None)
     if token is None:
         st.caption("At step 0 nothing is merged yet: every token is a symbol of the alphabet. Pick a token above.")
         return
     if token not in facts.token_ids:
-        st.warning(f"“{views.md_escape(stepper.show_token(token))}” is not a token of the "
+        st.warning(f"“{views.md_escape(mc.token_text(trace, facts, token))}” is not a token of the "
                    f"{MODEL_LABELS[trace.config.model]} vocabulary.")
         return
     made = facts.made_at.get(token)
     st.graphviz_chart(charts.merge_tree_dot(trace, token))
-    shown = "“" + views.md_escape(stepper.show_token(token)) + "”"
+    shown = "“" + views.md_escape(mc.token_text(trace, facts, token)) + "”"
     if made is None:
         st.caption(f"{shown} is a symbol of the alphabet: no merge made it.")
     else:

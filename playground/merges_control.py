@@ -26,7 +26,7 @@ import streamlit as st
 from core import presets
 from core.errors import PlaygroundError
 from core.trainer import MODELS, Trace
-from playground import charts, state, stepper, training
+from playground import charts, labels, state, stepper, training
 from playground.state import MODEL_LABELS, Corpus, MergesKeys as K, Results, Settings
 
 CURRENT = "\x00this step"       # the merge tree's first choice: follow the current step's token
@@ -41,6 +41,7 @@ class TraceFacts:
     curves: charts.Curves
     merged: tuple[str, ...]
     made_at: dict
+    tokenizer: object = None     # the whole trace as a Tokenizer (token_bytes: labels of any script)
 
 
 def trace_key(results: Results, trace: Trace) -> str:
@@ -53,7 +54,8 @@ def trace_key(results: Results, trace: Trace) -> str:
 @st.cache_resource(max_entries=training.MAX_TRACES, show_spinner=False)
 def facts(key: str, _trace: Trace) -> TraceFacts:
     return TraceFacts(token_ids=_trace.token_to_id, curves=charts.curve_data(_trace),
-                      merged=stepper.merged_tokens(_trace), made_at=stepper.made_at(_trace))
+                      merged=stepper.merged_tokens(_trace), made_at=stepper.made_at(_trace),
+                      tokenizer=stepper.tokenizer_at(_trace, len(_trace.steps)))
 
 
 def facts_of(results: Results, trace: Trace) -> TraceFacts:
@@ -275,3 +277,52 @@ def keys_script() -> str:
     if re.search(r"<[A-Za-z/!]", code):
         raise ValueError(f"{KEYS_JS.name} must not contain '<' before a letter, '/' or '!'")
     return "<script>" + code + "</script>"
+
+
+# ---------------------------------------------------------------- the pair chart, readable
+
+def chart_title(shown: int, by: str) -> str:
+    """chart_title(1, "count") == "The top pair by count"; chart_title(8, "score") == "The top 8 pairs by score"."""
+    return f"The top pair by {by}" if shown == 1 else f"The top {shown:,} pairs by {by}"
+
+
+def pair_labels(trace: Trace, step, facts: TraceFacts, top: int) -> list[tuple[str, str]]:
+    """(label, alias) of each candidate pair drawn, best first: for a byte-level trace the pair as
+    its bytes read (`分 + 词`, `<0xE5> + <0x88>` of 分), with the vocabulary's spelling second."""
+    word = labels.step_word(facts.tokenizer, step) if facts.tokenizer is not None else ""
+    of = labels.labeller(trace, facts.tokenizer) if facts.tokenizer is not None else None
+    out = []
+    for c in list(step.candidates)[:top]:
+        alias = charts.pair_label(c.pair)
+        if of is None or not trace.config.byte_level:
+            out.append((alias, alias))
+            continue
+        a, b = of(c.pair, word)
+        shown = f"{a.text} + {b.text}"
+        chars = "".join(dict.fromkeys(a.of + b.of))
+        out.append((shown + (f" (of {chars})" if chars else ""), alias))
+    return out
+
+
+def readable_pairs(fig, trace: Trace, step, facts: TraceFacts, shown: int, by: str) -> None:
+    """The pair chart (charts.pair_frequency_chart) with its title in words and, byte-level,
+    readable pair labels (the byte-alphabet spelling in the hover)."""
+    fig.update_layout(title_text=chart_title(shown, by))
+    if not trace.config.byte_level or facts.tokenizer is None or not fig.data:
+        return
+    pairs = pair_labels(trace, step, facts, shown)[::-1]
+    if len(pairs) != len(fig.data[0].y):
+        return
+    fig.data[0].y = [p for p, _ in pairs]
+    fig.data[0].customdata = [a for _, a in pairs]
+    fig.data[0].hovertemplate = "%{y}: %{x} (spelled %{customdata})<extra></extra>"
+
+
+def token_text(trace: Trace, facts: TraceFacts, token: str) -> str:
+    """A token as a line of text: byte-level, its bytes read (`分`, `<0xE5><0x88> of 分`, the
+    character found in a word of the merge that made it); else its spelling, whitespace visible."""
+    if facts.tokenizer is None or not trace.config.byte_level:
+        return stepper.show_token(token)
+    made = facts.made_at.get(token)
+    word = labels.step_word(facts.tokenizer, stepper.step_at(trace, made)) if made else ""
+    return labels.labeller(trace, facts.tokenizer)([token], word)[0].shown

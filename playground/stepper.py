@@ -33,6 +33,7 @@ from core.encoding import Encoding, byte_offsets_to_char_offsets
 from core.errors import EncodeError
 from core.pipeline import LINE_BREAK
 from core.trainer import MODELS, MergeStep, Trace
+from playground import labels as labels_
 from playground import markup
 from playground.spans import MAX_DRAWN_CHARS, render_tokens
 
@@ -98,14 +99,19 @@ class _Writer:
         self.marked.append(markup.text(s))
         return self
 
-    def token(self, t: str) -> "_Writer":
-        shown = show_token(t)
+    def token(self, t: str, label: Optional[labels_.Label] = None) -> "_Writer":
+        shown = show_token(t) if label is None else label.text
         self.plain.append(shown)
-        self.marked.append(f'<code class="mg-tok">{markup.text(shown)}</code>')
+        title = f' title="{markup.attr(label.title)}"' if label is not None and label.title else ""
+        self.marked.append(f'<code class="mg-tok"{title}>{markup.text(shown)}</code>')
+        if label is not None and label.of:
+            self.plain.append(f" of {label.of}")
+            self.marked.append(f'<span class="mg-of"> of {markup.text(label.of)}</span>')
         return self
 
-    def pair(self, p: tuple[str, str]) -> "_Writer":
-        return self.say("(").token(p[0]).say(", ").token(p[1]).say(")")
+    def pair(self, p: tuple[str, str], labels: Optional[Sequence[labels_.Label]] = None) -> "_Writer":
+        a, b = labels if labels is not None else (None, None)
+        return self.say("(").token(p[0], a).say(", ").token(p[1], b).say(")")
 
     def strong(self, s: str) -> "_Writer":
         self.plain.append(s)
@@ -137,8 +143,11 @@ def top_value(trace: Trace, step: MergeStep) -> str:
     return f"{step.count:,}"
 
 
-def describe_step(trace: Trace, k: int, token_ids: Optional[Mapping[str, int]] = None) -> Sentence:
+def describe_step(trace: Trace, k: int, token_ids: Optional[Mapping[str, int]] = None,
+                  tokenizer: Optional[Any] = None) -> Sentence:
     """Step k in one sentence. `token_ids` (token -> id, e.g. cached per trace) spares rebuilding it.
+    With the trace's `tokenizer` (the Tokenizer contract), byte-level tokens are shown by their
+    bytes (playground.labels): `分`, or `<0xE5><0x88>` of 分; their byte-alphabet spelling in a tooltip.
     BPE:       "Step 1 of 5: (e, s) → es, id 12, seen 3 times. 5 pairs tied at 3; first took (e, s),
                 met first in 'highest'."
     WordPiece: "Step 1 of 4: (w, ##i) → wi, id 12, score 1/3 ≈ 0.333 with count 3. 2 pairs tied at
@@ -154,12 +163,15 @@ def describe_step(trace: Trace, k: int, token_ids: Optional[Mapping[str, int]] =
             w.say(f" and {len(trace.special_tokens):,} special token"
                   + ("s" if len(trace.special_tokens) > 1 else ""))
         if n:
-            w.say("; the first merge will be ").pair(trace.steps[0].pair).say(".")
+            first = trace.steps[0]
+            w.say("; the first merge will be ").pair(first.pair, _pair_labels(trace, first, tokenizer)).say(".")
         else:
             w.say("; this trainer made no merge.")
         return w.done()
 
-    w.strong(f"Step {k:,} of {n:,}").say(": ").pair(step.pair).say(" → ").token(step.token)
+    pair_labels = _pair_labels(trace, step, tokenizer)
+    new_label = _token_label(trace, step, tokenizer)
+    w.strong(f"Step {k:,} of {n:,}").say(": ").pair(step.pair, pair_labels).say(" → ").token(step.token, new_label)
     prev_size = trace.steps[k - 2].vocab_size if k > 1 else base_vocab_size(trace)
     w.say(f", id {step.id:,}")
     if step.vocab_size == prev_size:
@@ -174,7 +186,7 @@ def describe_step(trace: Trace, k: int, token_ids: Optional[Mapping[str, int]] =
         w.say(f" No tie: the only pair at {value}.")
         return w.done()
     rule = trace.config.tie_break
-    w.say(f" {step.tied:,} pairs tied at {value}; ").token(rule).say(" took ").pair(step.pair)
+    w.say(f" {step.tied:,} pairs tied at {value}; ").token(rule).say(" took ").pair(step.pair, pair_labels)
     if rule == "first":
         w.say(", met first in '").token(step.first_word).say("'.")
     elif rule == "hf":
@@ -183,6 +195,18 @@ def describe_step(trace: Trace, k: int, token_ids: Optional[Mapping[str, int]] =
     else:
         w.say(", the smallest spelling.")
     return w.done()
+
+
+def _pair_labels(trace: Trace, step: MergeStep, tokenizer: Optional[Any]) -> Optional[list]:
+    if tokenizer is None or not trace.config.byte_level:
+        return None
+    return labels_.labeller(trace, tokenizer)(step.pair, labels_.step_word(tokenizer, step))
+
+
+def _token_label(trace: Trace, step: MergeStep, tokenizer: Optional[Any]) -> Optional[labels_.Label]:
+    if tokenizer is None or not trace.config.byte_level:
+        return None
+    return labels_.labeller(trace, tokenizer)([step.token], labels_.step_word(tokenizer, step))[0]
 
 
 # ---------------------------------------------------------------- the words a merge changed
@@ -195,6 +219,9 @@ class ChangedRow:
     count: int
     merged: tuple[int, ...]     # positions in `before` whose pair was merged (left symbols)
     made: tuple[int, ...]       # positions in `after` holding the new token
+    shown_before: tuple[str, ...] = ()   # byte-level: the tokens as read (labels), else empty
+    shown_after: tuple[str, ...] = ()
+    aliases_after: tuple[str, ...] = ()  # byte-level: the vocabulary's spellings, for a tooltip
 
     @property
     def text(self) -> str:
@@ -216,15 +243,24 @@ def _merged_positions(ids: Sequence[int], a: int, b: int) -> tuple[int, ...]:
 
 
 def changed_rows(trace: Trace, step: MergeStep, limit: Optional[int] = None,
-                 token_ids: Optional[Mapping[str, int]] = None) -> list[ChangedRow]:
-    """The words this merge changed, as the trace kept them (the first ones, in corpus order)."""
+                 token_ids: Optional[Mapping[str, int]] = None, tokenizer: Optional[Any] = None) -> list[ChangedRow]:
+    """The words this merge changed, as the trace kept them (the first ones, in corpus order).
+    With the trace's `tokenizer` and a byte-level trace, each token is also read (labels.readable)."""
     ids = token_ids if token_ids is not None else trace.token_to_id
     a, b = ids.get(step.pair[0], -1), ids.get(step.pair[1], -1)
+    readable = tokenizer is not None and trace.config.byte_level
     rows = []
     for cw in step.changed_words[:limit]:
-        rows.append(ChangedRow(before=trace.spell(cw.before), after=trace.spell(cw.after), count=cw.count,
+        before, after = trace.spell(cw.before), trace.spell(cw.after)
+        extra = {}
+        if readable:
+            shown_before = tuple(labels_.readable(tokenizer.token_bytes(i)) for i in cw.before)
+            shown_after = tuple(labels_.readable(tokenizer.token_bytes(i)) for i in cw.after)
+            extra = dict(shown_before=shown_before, shown_after=shown_after,
+                         aliases_after=tuple(show_token(t) for t in after))
+        rows.append(ChangedRow(before=before, after=after, count=cw.count,
                                merged=_merged_positions(cw.before, a, b),
-                               made=tuple(i for i, t in enumerate(cw.after) if t == step.id)))
+                               made=tuple(i for i, t in enumerate(cw.after) if t == step.id), **extra))
     return rows
 
 
@@ -246,13 +282,17 @@ def changed_html(rows: Sequence[ChangedRow], compact: bool = False) -> str:
     out = [f'<div class="mg-words{" mg-compact" if compact else ""}">']
     for r in rows:
         merged = set(r.merged) | {i + 1 for i in r.merged}
-        after = " ".join(f'<span class="mg-new">{markup.text(show_token(t))}</span>' if i in r.made
-                         else markup.text(show_token(t)) for i, t in enumerate(r.after))
+        shown_after = r.shown_after or tuple(map(show_token, r.after))
+        shown_before = r.shown_before or tuple(map(show_token, r.before))
+        after = " ".join(f'<span class="mg-new">{markup.text(t)}</span>' if i in r.made
+                         else markup.text(t) for i, t in enumerate(shown_after))
+        title = (f' title="{markup.attr("spelled " + " ".join(r.aliases_after) + " in the vocabulary")}"'
+                 if r.aliases_after and r.aliases_after != shown_after else "")
         if not compact:
-            before = " ".join(f'<span class="mg-pair">{markup.text(show_token(t))}</span>' if i in merged
-                              else markup.text(show_token(t)) for i, t in enumerate(r.before))
+            before = " ".join(f'<span class="mg-pair">{markup.text(t)}</span>' if i in merged
+                              else markup.text(t) for i, t in enumerate(shown_before))
             out.append(f'<span class="mg-before">{before}</span><span class="mg-arrow">→</span>')
-        out.append(f'<span class="mg-after">{after}</span><span class="mg-count">×{r.count:,}</span>')
+        out.append(f'<span class="mg-after"{title}>{after}</span><span class="mg-count">×{r.count:,}</span>')
     out.append("</div>")
     return "".join(out)
 

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.trainer import MODELS
-from playground import merges_control, state, stepper
+from playground import labels, merges_control, state, stepper
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 PAGE = "pages/merges.py"
@@ -84,11 +84,16 @@ def step_through(at: AppTest, expected: list[tuple[tuple[str, str], str, int]], 
 def check_against_trace(at: AppTest, model: str) -> None:
     """Every step of the trace, jumped to with the slider: the sentence names its pair and count."""
     trace = state.get_results(at.session_state).trace(model)
+    tok = stepper.tokenizer_at(trace, len(trace.steps))
+    # byte-level tokens read as their bytes say (labels.readable), else as spelled
+    show = (lambda t: labels.readable(tok.token_bytes(tok.token_to_id(t)))) if trace.config.byte_level \
+        else stepper.show_token
     for step in trace.steps:
         run(at.slider(key="merges_step").set_value(step.index))
         k, text = sentence(at)
-        a, b = (stepper.show_token(t) for t in step.pair)
-        assert k == step.index and f"({a}, {b}) → {stepper.show_token(step.token)}, id {step.id}" in text
+        a, b = (show(t) for t in step.pair)
+        assert k == step.index and f"({a}, " in text and f", {b}" in text
+        assert f" → {show(step.token)}" in text and f", id {step.id}" in text
         assert f"{step.count:,}" in text
         assert (f"{step.tied:,} pairs tied at" in text) if step.tied > 1 else "No tie" in text
 
@@ -129,11 +134,15 @@ def test_seed_004_bpe_and_wordpiece():
 
 
 def test_seed_001_bpe_and_byte_level():
+    # over gpt2's bytes, tokens read as their bytes say (Ġ is a space, shown ␣); GPT-2's spelling
+    # (Ġt) stays in each token's tooltip
     at = trained("seed-001")
-    step_through(at, [(("Ġ", "t"), "Ġt", 7), (("i", "s"), "is", 5), (("e", "r"), "er", 5), (("Ġ", "a"), "Ġa", 5),
-                      (("Ġt", "o"), "Ġto", 4), (("e", "n"), "en", 4), (("T", "h"), "Th", 3),
+    step_through(at, [(("␣", "t"), "␣t", 7), (("i", "s"), "is", 5), (("e", "r"), "er", 5), (("␣", "a"), "␣a", 5),
+                      (("␣t", "o"), "␣to", 4), (("e", "n"), "en", 4), (("T", "h"), "Th", 3),
                       (("Th", "is"), "This", 3)], 19)
-    assert "Ġtokeni" in sentence(at)[1]          # the seed's last merge
+    assert "␣tokeni" in sentence(at)[1]          # the seed's last merge
+    html_ = [m.value for m in at.markdown if "mg-sentence" in m.value][0]
+    assert 'title="spelled Ġtokeni in the vocabulary' in html_
     pick_model(at, "bbpe")
     check_against_trace(at, "bbpe")
     assert "→ ion," in sentence(at)[1]

@@ -1,0 +1,76 @@
+"""Tokens in any script (playground.labels, stepper with a tokenizer): a byte-level token that is
+whole UTF-8 characters reads as those characters, a partial one as its bytes and the character
+they belong to; the byte-alphabet spelling is kept second (tooltip). Chinese, Hindi, emoji."""
+import re
+
+from core.corpus import count_words
+from core.trainer import TrainConfig, train
+from playground import labels, merges_control, stepper
+
+
+def trained(text: str, merges: int = 40, model: str = "bbpe"):
+    cfg = TrainConfig(model=model, vocab_size=10_000, max_merges=merges)
+    trace = train(count_words(text, cfg.resolved().pre_tokenizer), cfg)
+    return trace, stepper.tokenizer_at(trace, len(trace.steps))
+
+
+def test_readable_and_character_of():
+    assert labels.readable("分".encode()) == "分"
+    assert labels.readable(b"\xe5\x88") == "<0xE5><0x88>"
+    assert labels.readable(b" a\xe5") == "␣a<0xE5>"
+    assert labels.character_of(b"\xe5\x88", "分词") == "分"
+    assert labels.character_of("分".encode(), "分词") == ""              # whole: nothing to name
+    assert labels.character_of(b"\x88\x86\xe8", "分词") == "分词"         # the end of one, the start of the next
+    # a pair is placed by where it occurs: the second byte is 字's, not another character's
+    a, b = labels.label_run(["åŃ", "Ĺ"], ["字".encode()[:2], "字".encode()[2:]], True, "计算机并不认识文字")
+    assert (a.shown, b.shown) == ("<0xE5><0xAD> of 字", "<0x97> of 字")
+    assert a.alias == "åŃ" and "åŃ" in a.title
+    assert labels.label("est</w>", b"est", False).shown == "est</w>"   # not byte-level: as spelled
+
+
+def test_chinese_steps_read_as_characters():
+    trace, tok = trained("分词是自然语言处理的第一步。分词很重要，分词很难。" * 3)
+    sentences = [stepper.describe_step(trace, k, None, tok) for k in range(1, len(trace.steps) + 1)]
+    for s in sentences:
+        assert not any(c in s.text for c in "åäèçĪŃ"), s.text          # no byte aliases first
+    # the first merge joins two bytes of a character: named with its character
+    assert "<0x" in sentences[0].text and " of " in sentences[0].text
+    # some merge completes 分: shown as the character, its alias in the tooltip
+    done = [s for s in sentences if "→ 分," in s.text]
+    assert done and 'title="spelled åĪĨ in the vocabulary' in done[0].html
+    # the words a merge changed read as characters too
+    step = next(s for s in trace.steps if s.token == "åĪĨ")
+    html = stepper.changed_html(stepper.changed_rows(trace, step, tokenizer=tok))
+    assert "分" in html and "åĪĨ" in html.split("title=")[1]           # the alias only in the tooltip
+
+
+def test_hindi_and_emoji():
+    trace, tok = trained("नमस्ते दुनिया नमस्ते भारत नमस्ते " * 4 + "👍🏽 👍🏽 🎉 🎉 🎉 " * 3, merges=80)
+    texts = [stepper.describe_step(trace, k, None, tok).text for k in range(1, len(trace.steps) + 1)]
+    joined = " ".join(texts)
+    assert "न" in joined or "स्" in joined or "नम" in joined              # Devanagari read as itself
+    assert "🎉" in joined or "of 🎉" in joined
+    for t in texts:
+        assert "à¤" not in t and "ðŁ" not in t, t                       # no aliases of Hindi or emoji
+    emoji_steps = [t for t in texts if "of 🎉" in t or "of 👍" in t]
+    assert emoji_steps                                                   # partial emoji bytes: named
+
+
+def test_pair_chart_labels_and_title():
+    trace, tok = trained("分词是自然语言处理的第一步。分词很重要。" * 3)
+    step = trace.steps[0]
+    facts = merges_control.TraceFacts(token_ids=trace.token_to_id, curves=None, merged=(), made_at={},
+                                      tokenizer=tok)
+    pairs = merges_control.pair_labels(trace, step, facts, 3)
+    assert pairs[0][0].startswith("<0x") and "(of " in pairs[0][0] and pairs[0][1] == f"{step.pair[0]} + {step.pair[1]}"
+    assert merges_control.chart_title(1, "count") == "The top pair by count"
+    assert merges_control.chart_title(8, "score") == "The top 8 pairs by score"
+
+
+def test_state_marker_and_script():
+    assert merges_control.state_marker(3, 43, False, 1.0) == (
+        '<span class="mg-state" data-step="3" data-last="43" data-playing="0" data-speed="1"></span>')
+    script = merges_control.keys_script()
+    # Streamlit's sanitizer drops a script whose text looks like a tag: none in ours
+    assert script.startswith("<script>") and script.endswith("</script>")
+    assert not re.search(r"<[A-Za-z/!]", script[len("<script>"):-len("</script>")])
