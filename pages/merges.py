@@ -231,10 +231,10 @@ facts = mc.facts_of(results, trace)
 shown = min(current, len(trace.steps))
 
 st.caption(f"Trained on: {views.md_escape(results.corpus_name)} · keys, wherever you clicked: ← → step, "
-           "Home / End first and last, Space play or pause"
-           + mc.state_marker(current, last, view.playing, view.speed), unsafe_allow_html=True)
+           "Home / End first and last, Space play or pause")
 with st.container(key=mc.KEYS_BOX):   # hidden (style.css): the keys and autoplay, run by the browser
     st.html(mc.keys_script(), unsafe_allow_javascript=True)
+    st.markdown(mc.state_marker(current, last, view.playing, view.speed), unsafe_allow_html=True)
 _controls(results, view, current, last)
 
 if view.lockstep:

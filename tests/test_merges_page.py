@@ -195,7 +195,7 @@ def test_lockstep_steps_all_three_together():
 
 def marker(at: AppTest) -> dict:
     """The state the browser's keys and autoplay read (merges_keys.js): step, last, playing, speed."""
-    for c in at.caption:
+    for c in at.markdown:
         found = re.search(r'<span class="mg-state" data-step="(\d+)" data-last="(\d+)" data-playing="([01])" '
                           r'data-speed="([\d.]+)"></span>', c.value)
         if found:
