@@ -14,7 +14,7 @@ from core.corpus import corpus_stats, decode_text, read_word_count_table
 from core.errors import CorpusError, PlaygroundError
 from core.pipeline import NORMALIZERS, PRE_TOKENIZERS
 from core.trainer import END_OF_WORD_MODES, MAX_VOCAB_SIZE, MODELS, SCORE_RULES, TIE_RULES
-from playground import state, training, views
+from playground import merges_control, state, training, views
 from playground.state import MODEL_LABELS, Corpus, CorpusKeys as K, Settings
 from playground.startup import through_app
 
@@ -138,12 +138,13 @@ def _fit_vocab_clicked() -> None:
 
 
 def _split_unspaced(pre_tokenizer: str) -> None:
-    """The unspaced-script hint's one click: the trainers that split at spaces split otherwise."""
+    """The unspaced-script hint's one click: the trainers that split at spaces (whitespace, or bert:
+    spaces and punctuation) split otherwise; byte-level BPE keeps GPT-2's own rule."""
     settings = _current_settings()
     names = []
     for m in MODELS:
         cfg = settings.for_model(m)
-        if cfg.resolved().pre_tokenizer == "whitespace":
+        if cfg.resolved().pre_tokenizer in ("whitespace", "bert"):
             settings = settings.with_model(m, replace(cfg, pre_tokenizer=pre_tokenizer))
             names.append(MODEL_LABELS[m])
     state.show_settings(settings)
@@ -166,6 +167,7 @@ def _train_paste() -> None:
                                   "results are unchanged.")
         return
     state.set_results(results)
+    merges_control.warm(results, state.get_corpus())
     state.set_notice("success", f"Trained all three on the pasted text ({corpus.size_label}).")
 
 
@@ -187,6 +189,7 @@ def _start(key: str) -> None:
     state.set_corpus(corpus)
     state.show_settings(settings)
     state.set_results(results)
+    merges_control.warm(results, state.get_corpus())
     state.set_notice("success", f"Loaded and trained “{preset.name}”. Step through its merges on the Merges page.")
 
 
@@ -209,6 +212,7 @@ def _paste_dialog() -> None:
             state.set_notice("error", f"{views.md_escape(str(e))}. The pasted text is now the corpus.")
         else:
             state.set_results(results)
+            merges_control.warm(results, state.get_corpus())
             state.set_notice("success", f"Trained all three on the pasted text ({corpus.size_label}).{fitted}")
         st.rerun()
 
@@ -424,6 +428,7 @@ if st.button(train_label, key=K.TRAIN, type="primary", disabled=corpus is None,
                           key=K.FIT_VOCAB, on_click=_fit_vocab_clicked, icon=":material/build:")
         else:
             state.set_results(results)
+            merges_control.warm(results, state.get_corpus())
             status.update(label="Trained all three", state="complete", expanded=False)
 
 results = state.get_results()

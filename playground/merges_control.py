@@ -326,3 +326,25 @@ def token_text(trace: Trace, facts: TraceFacts, token: str) -> str:
     made = facts.made_at.get(token)
     word = labels.step_word(facts.tokenizer, stepper.step_at(trace, made)) if made else ""
     return labels.labeller(trace, facts.tokenizer)([token], word)[0].shown
+
+
+def warm(results: Results, corpus: Optional[Corpus]) -> None:
+    """Right after training: in the background, what the Merges page's first steps need (each
+    trace's facts, the corpus drawn at steps 0 and 1), so its first Next is quick even on the KJV."""
+    same = corpus is not None and corpus.digest == results.corpus_digest
+    text = corpus.text if same else None
+    source = "text" if text is not None else "words"
+    traces = list(results.traces().values())
+
+    def work() -> None:
+        try:
+            for trace in traces:
+                facts_of(results, trace)
+            for trace in traces:
+                key = trace_key(results, trace)
+                for k in (0, 1):
+                    if k <= len(trace.steps):
+                        corpus_view(key, k, source, trace, text)
+        except Exception:   # noqa: BLE001 -- the page computes (and reports) whatever is missing
+            pass
+    threading.Thread(target=work, name="merges-warm", daemon=True).start()
