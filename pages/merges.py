@@ -10,7 +10,7 @@ the corpus preview is encoded once per (trace, step) and cached.
     this step   one sentence (pair, new token and id, count or score, the tie and its rule), the
                 top pairs as bars, WordPiece's count against score, the words the merge changed
     training    tokens, characters per token and vocabulary size over the whole run, step marked
-    the corpus  its first 20,000 characters as the trainer splits them now, new tokens outlined
+    the corpus  its first 6,000 characters as the trainer splits them now, new tokens outlined
     merge tree  how any token was built, merge by merge, down to the alphabet
     lockstep    the three tokenizers side by side at one step index
 The view (tokenizer, step, lockstep, speed, merge-tree token, and the preset when the results are

@@ -64,7 +64,7 @@ def facts_of(results: Results, trace: Trace) -> TraceFacts:
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def corpus_view(key: str, step: int, source: str, _trace: Trace, _text: Optional[str]) -> stepper.CorpusView:
-    """The corpus drawn at a step (its HTML included: drawing 20,000 characters costs as much as
+    """The corpus drawn at a step (its HTML included: drawing 6,000 characters costs as much as
     encoding them). Stepping back and forth, or several people at one step, costs nothing."""
     return stepper.corpus_view(_trace, step, _text)
 

@@ -37,7 +37,10 @@ from playground import labels as labels_
 from playground import markup
 from playground.spans import MAX_DRAWN_CHARS, render_tokens
 
-PREVIEW_CHARS = MAX_DRAWN_CHARS     # the corpus drawn at a step: at most its first 20,000 characters
+# The corpus drawn at a step: at most its first 6,000 characters. Every step redraws it, one span
+# a token (about 60 bytes of HTML each): 20,000 characters of the KJV were 1.2 MB a step, the main
+# cost of a step in the browser; its 430-pixel box shows about 1,500 characters at a time.
+PREVIEW_CHARS = min(6_000, MAX_DRAWN_CHARS)
 TABLE_WORDS = 500                   # a word-count table: at most its first 500 words
 SPEEDS = (0.5, 1.0, 2.0, 4.0)       # autoplay: seconds per step
 DEFAULT_SPEED = 1.0
