@@ -128,6 +128,38 @@ def label_run(tokens: Sequence[str], datas: Sequence[Optional[bytes]], byte_leve
     return out
 
 
+@dataclass(frozen=True)
+class Group:
+    """Tokens of a word drawn as one box: one token, or the tokens that together make whole
+    characters (a character still split into byte tokens)."""
+    indices: tuple[int, ...]
+    text: str          # what the box shows: the token read, or the characters the tokens make
+    split: bool        # several tokens make it (the character is not one token yet)
+    parts: str         # the tokens' bytes, "E5 88 | 86": where the tokens split the character
+
+
+def groups(datas: Sequence[bytes]) -> list[Group]:
+    """A word's tokens (their bytes) as boxes: whole tokens alone, partial ones joined until they
+    make whole characters. groups([b"\xe5\x88", b"\x86", b"a"]) == [Group((0, 1), "分", True,
+    "E5 88 | 86"), Group((2,), "a", False, "61")]."""
+    out: list[Group] = []
+    pending: list[int] = []
+    buf = b""
+    for i, d in enumerate(datas):
+        if not pending and _whole(d):
+            out.append(Group((i,), readable(d), False, d.hex(" ").upper()))
+            continue
+        pending.append(i)
+        buf += d
+        if _whole(buf):
+            parts = " | ".join(datas[j].hex(" ").upper() for j in pending)
+            out.append(Group(tuple(pending), show_space(buf.decode("utf-8")), len(pending) > 1, parts))
+            pending, buf = [], b""
+    if pending:   # the word ends inside a character (cannot happen for a whole word): as bytes
+        out.append(Group(tuple(pending), readable(buf), True, " | ".join(datas[j].hex(" ").upper() for j in pending)))
+    return out
+
+
 def word_text(tokenizer: Tokenizer, ids: Sequence[int]) -> str:
     """A word given as token ids, as text (the bytes of its tokens joined)."""
     data = b"".join(tokenizer.token_bytes(i) for i in ids)

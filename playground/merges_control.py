@@ -298,7 +298,7 @@ def pair_labels(trace: Trace, step, facts: TraceFacts, top: int) -> list[tuple[s
             out.append((alias, alias))
             continue
         a, b = of(c.pair, word)
-        shown = f"{a.text} + {b.text}"
+        shown = f"{a.text} + {b.text}".replace("<0x", "⟨").replace(">", "⟩")   # narrow: ⟨E5⟩
         chars = "".join(dict.fromkeys(a.of + b.of))
         out.append((shown + (f" (of {chars})" if chars else ""), alias))
     return out

@@ -222,9 +222,8 @@ class ChangedRow:
     count: int
     merged: tuple[int, ...]     # positions in `before` whose pair was merged (left symbols)
     made: tuple[int, ...]       # positions in `after` holding the new token
-    shown_before: tuple[str, ...] = ()   # byte-level: the tokens as read (labels), else empty
-    shown_after: tuple[str, ...] = ()
-    aliases_after: tuple[str, ...] = ()  # byte-level: the vocabulary's spellings, for a tooltip
+    data_before: tuple[bytes, ...] = ()  # byte-level: each token's bytes (drawn as characters), else empty
+    data_after: tuple[bytes, ...] = ()
 
     @property
     def text(self) -> str:
@@ -257,10 +256,8 @@ def changed_rows(trace: Trace, step: MergeStep, limit: Optional[int] = None,
         before, after = trace.spell(cw.before), trace.spell(cw.after)
         extra = {}
         if readable:
-            shown_before = tuple(labels_.readable(tokenizer.token_bytes(i)) for i in cw.before)
-            shown_after = tuple(labels_.readable(tokenizer.token_bytes(i)) for i in cw.after)
-            extra = dict(shown_before=shown_before, shown_after=shown_after,
-                         aliases_after=tuple(show_token(t) for t in after))
+            extra = dict(data_before=tuple(tokenizer.token_bytes(i) for i in cw.before),
+                         data_after=tuple(tokenizer.token_bytes(i) for i in cw.after))
         rows.append(ChangedRow(before=before, after=after, count=cw.count,
                                merged=_merged_positions(cw.before, a, b),
                                made=tuple(i for i, t in enumerate(cw.after) if t == step.id), **extra))
@@ -278,6 +275,26 @@ def changed_caption(step: MergeStep, shown: int) -> str:
     return f"Showing {shown:,} of {total:,} {noun} this merge changed (the first in corpus order)."
 
 
+def _tokens_html(tokens: Sequence[str], datas: Sequence[bytes], marked: set, cls: str) -> str:
+    """A word's tokens, space-separated, the `marked` positions in a span of class `cls`. With
+    their bytes (byte-level): tokens that are parts of one character are drawn as that character
+    in a dashed box (mg-split, its bytes token by token in the tooltip), each token read as its
+    bytes say, GPT-2's spelling in the tooltip."""
+    if not datas:
+        return " ".join(f'<span class="{cls}">{markup.text(show_token(t))}</span>' if i in marked
+                        else markup.text(show_token(t)) for i, t in enumerate(tokens))
+    out = []
+    for g in labels_.groups(datas):
+        spelled = " ".join(show_token(tokens[i]) for i in g.indices)
+        title = f"bytes {g.parts} · spelled {spelled}" if g.split else f"spelled {spelled}"
+        classes = [cls] if any(i in marked for i in g.indices) else []
+        if g.split:
+            classes.append("mg-split")
+        attr = f' class="{" ".join(classes)}"' if classes else ""
+        out.append(f'<span{attr} title="{markup.attr(title)}">{markup.text(g.text)}</span>')
+    return " ".join(out)
+
+
 def changed_html(rows: Sequence[ChangedRow], compact: bool = False) -> str:
     """The rows as escaped HTML, four cells a row (before, →, after, ×count) for a CSS grid: the
     merged pairs underlined before, the new token marked after. `compact` (a narrow column):
@@ -285,17 +302,11 @@ def changed_html(rows: Sequence[ChangedRow], compact: bool = False) -> str:
     out = [f'<div class="mg-words{" mg-compact" if compact else ""}">']
     for r in rows:
         merged = set(r.merged) | {i + 1 for i in r.merged}
-        shown_after = r.shown_after or tuple(map(show_token, r.after))
-        shown_before = r.shown_before or tuple(map(show_token, r.before))
-        after = " ".join(f'<span class="mg-new">{markup.text(t)}</span>' if i in r.made
-                         else markup.text(t) for i, t in enumerate(shown_after))
-        title = (f' title="{markup.attr("spelled " + " ".join(r.aliases_after) + " in the vocabulary")}"'
-                 if r.aliases_after and r.aliases_after != shown_after else "")
+        after = _tokens_html(r.after, r.data_after, set(r.made), "mg-new")
         if not compact:
-            before = " ".join(f'<span class="mg-pair">{markup.text(t)}</span>' if i in merged
-                              else markup.text(t) for i, t in enumerate(shown_before))
+            before = _tokens_html(r.before, r.data_before, merged, "mg-pair")
             out.append(f'<span class="mg-before">{before}</span><span class="mg-arrow">→</span>')
-        out.append(f'<span class="mg-after"{title}>{after}</span><span class="mg-count">×{r.count:,}</span>')
+        out.append(f'<span class="mg-after">{after}</span><span class="mg-count">×{r.count:,}</span>')
     out.append("</div>")
     return "".join(out)
 

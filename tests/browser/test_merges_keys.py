@@ -103,16 +103,16 @@ def test_keys_work_after_clicking_any_control(tab, screenshot_dir):
     # the Lockstep toggle clicked on: Space plays and pauses, and never toggles it back off
     toggle = tab.get_by_role("switch", name="Lockstep")
     tab.locator(".st-key-merges_lockstep label").click()
-    expect(toggle).to_be_checked()
+    expect(toggle).to_be_checked(timeout=WAIT)
     settle(tab)
     tab.keyboard.press("Space")
     expect(tab.get_by_role("button", name="Pause")).to_be_visible(timeout=WAIT)
-    expect(toggle).to_be_checked()
+    expect(toggle).to_be_checked(timeout=WAIT)
     tab.keyboard.press("Space")
     expect(tab.get_by_role("button", name="Play")).to_be_visible(timeout=WAIT)
-    expect(toggle).to_be_checked()
+    expect(toggle).to_be_checked(timeout=WAIT)
     tab.locator(".st-key-merges_lockstep label").click()      # back to one tokenizer, by mouse
-    expect(toggle).not_to_be_checked()
+    expect(toggle).not_to_be_checked(timeout=WAIT)
     settle(tab)
     tab.keyboard.press("Home")
     expect_step(tab, 0, n)
@@ -130,7 +130,7 @@ def test_keys_work_after_clicking_any_control(tab, screenshot_dir):
     tab.keyboard.press("Escape")
     tab.keyboard.press("ArrowRight")
     expect_step(tab, 3, n)
-    expect(tab.locator(".mg-state")).to_have_attribute("data-speed", "1")
+    expect(tab.locator(".mg-state")).to_have_attribute("data-speed", "1", timeout=WAIT)
     tab.screenshot(path=screenshot_dir / "merges-keys-after-clicks.png")
 
 

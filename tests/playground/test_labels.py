@@ -41,7 +41,10 @@ def test_chinese_steps_read_as_characters():
     # the words a merge changed read as characters too
     step = next(s for s in trace.steps if s.token == "åĪĨ")
     html = stepper.changed_html(stepper.changed_rows(trace, step, tokenizer=tok))
-    assert "分" in html and "åĪĨ" in html.split("title=")[1]           # the alias only in the tooltip
+    shown = re.sub(r"<[^>]+>", "", html)
+    assert "分" in shown and not any(c in shown for c in "åĪĨ")          # read as characters…
+    assert 'title="spelled åĪĨ"' in html                                  # …the alias in the tooltip
+    assert 'class="mg-pair mg-split" title="bytes E5 88 | 86 · spelled åĪ Ĩ">分<' in html   # still split before
 
 
 def test_hindi_and_emoji():
@@ -56,13 +59,19 @@ def test_hindi_and_emoji():
     assert emoji_steps                                                   # partial emoji bytes: named
 
 
+def test_groups_join_the_tokens_of_one_character():
+    g = labels.groups([b"\xe5\x88", b"\x86", b"a", "词".encode()])
+    assert [(x.indices, x.text, x.split, x.parts) for x in g] == [
+        ((0, 1), "分", True, "E5 88 | 86"), ((2,), "a", False, "61"), ((3,), "词", False, "E8 AF 8D")]
+
+
 def test_pair_chart_labels_and_title():
     trace, tok = trained("分词是自然语言处理的第一步。分词很重要。" * 3)
     step = trace.steps[0]
     facts = merges_control.TraceFacts(token_ids=trace.token_to_id, curves=None, merged=(), made_at={},
                                       tokenizer=tok)
     pairs = merges_control.pair_labels(trace, step, facts, 3)
-    assert pairs[0][0].startswith("<0x") and "(of " in pairs[0][0] and pairs[0][1] == f"{step.pair[0]} + {step.pair[1]}"
+    assert pairs[0][0].startswith("⟨") and "(of " in pairs[0][0] and pairs[0][1] == f"{step.pair[0]} + {step.pair[1]}"
     assert merges_control.chart_title(1, "count") == "The top pair by count"
     assert merges_control.chart_title(8, "score") == "The top 8 pairs by score"
 
