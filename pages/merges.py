@@ -174,8 +174,10 @@ def _corpus(results: Results, trace: Trace, k: int) -> None:
     if not cv.from_table:
         scope = (f"The first {cv.shown:,} of {cv.total:,} characters" if cv.truncated
                  else f"The whole corpus ({cv.total:,} characters)")
+        split = (" A character still made of several byte tokens is drawn as one box: hover it for its tokens."
+                 if trace.config.byte_level else "")
         st.caption(f"{scope}, as {label} splits them after step {k:,}: its merges applied in order, line by "
-                   f"line, as its trainer sees them.{made}")
+                   f"line, as its trainer sees them.{made}{split}")
     else:
         why = "The corpus is a word-count table" if same else "The corpus was replaced since training"
         scope = f"its first {cv.shown:,} of {cv.total:,} words" if cv.truncated else f"its {cv.total:,} words"

@@ -414,11 +414,14 @@ def encode_table(tokenizer: TrainedTokenizer, preview: TablePreview) -> Encoding
                     encoder="merges")
 
 
-def corpus_html(text: str, enc: Encoding, highlight_ids: Optional[set[int]] = None) -> str:
+def corpus_html(text: str, enc: Encoding, highlight_ids: Optional[set[int]] = None, grouped: bool = False) -> str:
     """The text as coloured token spans (spans.render_tokens: escaped, coloured by id, the
     highlighted ids outlined), with the text between tokens (spaces and line breaks a
-    pre-tokenizer dropped, a table's counts) drawn as plain grey gaps, so words stay apart."""
-    out, _ = render_tokens(enc, highlight_ids=highlight_ids or set(), max_chars=len(text) + 1, text=text)
+    pre-tokenizer dropped, a table's counts) drawn as plain grey gaps, so words stay apart.
+    `grouped` (byte-level): byte tokens that together make a character are drawn as that
+    character, one box (its tokens in the tooltip), never as <0xE5><0x88>."""
+    out, _ = render_tokens(enc, highlight_ids=highlight_ids or set(), max_chars=len(text) + 1, text=text,
+                           grouped=grouped)
     return out
 
 
@@ -447,11 +450,11 @@ def corpus_view(trace: Trace, k: int, text: Optional[str]) -> CorpusView:
     if text is not None:
         shown, cut = preview_text(text)
         enc = encode_text(tokenizer, shown)
-        return CorpusView(corpus_html(shown, enc, highlight), False, len(shown), len(text), cut,
+        return CorpusView(corpus_html(shown, enc, highlight, trace.config.byte_level), False, len(shown), len(text), cut,
                           occurrences(enc, step.id) if step is not None else 0)
     table = table_preview(trace.words)
     enc = encode_table(tokenizer, table)
-    return CorpusView(corpus_html(table.text, enc, highlight), True, len(table.words), table.total,
+    return CorpusView(corpus_html(table.text, enc, highlight, trace.config.byte_level), True, len(table.words), table.total,
                       table.truncated, occurrences(enc, step.id) if step is not None else 0)
 
 

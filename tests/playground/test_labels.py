@@ -83,3 +83,12 @@ def test_state_marker_and_script():
     # Streamlit's sanitizer drops a script whose text looks like a tag: none in ours
     assert script.startswith("<script>") and script.endswith("</script>")
     assert not re.search(r"<[A-Za-z/!]", script[len("<script>"):-len("</script>")])
+
+
+def test_corpus_at_a_step_reads_as_characters():
+    text = "分词是自然语言处理的第一步。分词很重要。"
+    trace, _ = trained(text * 3, merges=3)
+    view = stepper.corpus_view(trace, 1, text)
+    shown = re.sub(r"<[^>]+>", "", view.html.split("</style>", 1)[1])
+    assert "<0x" not in shown and "&lt;0x" not in shown and "分词" in shown.replace(" ", "")
+    assert view.made >= 1 and "tp-hl" in view.html      # the first merge's bytes: their characters outlined
