@@ -25,10 +25,10 @@ TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
 # short enough for a select box a third of a 1024-pixel projector wide (the help says more)
 PRE_TOKENIZER_LABELS = {
     "whitespace": "whitespace",
-    "gpt2": "gpt2 (bytes, Ġ)",
-    "bert": "bert (punctuation)",
+    "gpt2": "gpt2 (bytes)",
+    "bert": "bert",
     "jieba": "jieba (Chinese)",
-    "chars": "chars (one a word)",
+    "chars": "chars",
 }
 HELP = {
     "vocab_size": "Tokens in the final vocabulary, special tokens included. Training stops when it is "

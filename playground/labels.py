@@ -55,14 +55,16 @@ class Label:
         return f"spelled {self.alias} in the vocabulary (GPT-2's byte alphabet)" if self.alias else ""
 
 
-def readable(data: bytes) -> str:
-    """The bytes as text, whitespace visible; bytes that are not whole UTF-8 characters as <0xXX>:
-    readable("分".encode()) == "分"; readable(b"a\\xe5\\x88") == "a<0xE5><0x88>"."""
+def readable(data: bytes, compact: bool = False) -> str:
+    """The bytes as text, whitespace visible; bytes that are not whole UTF-8 characters as <0xXX>
+    (`compact`, for narrow places: ⟨XX⟩): readable("分".encode()) == "分";
+    readable(b"a\\xe5\\x88") == "a<0xE5><0x88>"; readable(b"\\xe5", compact=True) == "⟨E5⟩"."""
     text = data.decode("utf-8", errors="surrogateescape")
     out = []
     for c in text:
         if "\udc80" <= c <= "\udcff":
-            out.append(f"<0x{ord(c) - 0xDC00:02X}>")
+            b = ord(c) - 0xDC00
+            out.append(f"⟨{b:02X}⟩" if compact else f"<0x{b:02X}>")
         else:
             out.append(_VISIBLE.get(c, c))
     return "".join(out)

@@ -298,7 +298,9 @@ def pair_labels(trace: Trace, step, facts: TraceFacts, top: int) -> list[tuple[s
             out.append((alias, alias))
             continue
         a, b = of(c.pair, word)
-        shown = f"{a.text} + {b.text}".replace("<0x", "⟨").replace(">", "⟩")   # narrow: ⟨E5⟩
+        tok = facts.tokenizer
+        compact = [labels.readable(tok.token_bytes(tok.token_to_id(t)), compact=True) for t in c.pair]
+        shown = f"{compact[0]} + {compact[1]}"   # narrow: ⟨E5⟩ + ⟨88⟩
         chars = "".join(dict.fromkeys(a.of + b.of))
         out.append((shown + (f" (of {chars})" if chars else ""), alias))
     return out

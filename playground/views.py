@@ -125,11 +125,19 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> tuple[str, bool]:
 
 
 def trace_summary(trace: Trace, first: int = 8) -> dict[str, Any]:
-    """One line of facts about a trace for summaries: merges, vocabulary, first merges, why it stopped."""
+    """One line of facts about a trace for summaries: merges, vocabulary, first merges, why it stopped.
+    Byte-level tokens are read as their bytes say (labels.readable: `分`, `⟨E5⟩⟨88⟩`), not as GPT-2 spells them."""
+    if trace.config.byte_level:
+        from core.encoders import TrainedTokenizer
+        from playground.labels import readable
+        tok = TrainedTokenizer.from_trace(trace)
+        made = [readable(tok.token_bytes(s.id), compact=True) for s in trace.steps[:first]]
+    else:
+        made = [s.token for s in trace.steps[:first]]
     return {
         "merges": len(trace.steps),
         "vocabulary": len(trace.vocab),
-        "first merges": " · ".join(s.token for s in trace.steps[:first]) + (" …" if len(trace.steps) > first else ""),
+        "first merges": " · ".join(made) + (" …" if len(trace.steps) > first else ""),
         "stopped because": trace.stop_reason,
     }
 
