@@ -33,7 +33,8 @@
   const MAX_QUEUE = 50;
   const RETRY_MS = 1500;       // no run and no change this long after a click: it was lost
   const MAX_TRIES = 3;
-  const s = { queue: [], waiting: null, due: null, swallowUp: false, presses: 0, clicks: 0 };
+  const s = { queue: [], waiting: null, due: null, swallowUp: false, presses: 0, clicks: 0,
+              log: [] };      // the last clicks: [action, clicked at, shown at, run over at] (ms)
 
   function readState() {
     const el = doc.querySelector(".mg-state");
@@ -101,7 +102,10 @@
       // A click counts once the page shows what it did and its run is over: Streamlit may drop a
       // button's click that arrives while a run is ending, so the next click waits for that.
       const moved = st.step !== s.waiting.step || st.playing !== s.waiting.playing;
-      if (!idle()) return;
+      if (moved && !s.waiting.shown) s.waiting.shown = now;
+      // autoplay keeps the clock: its step is done once shown, the rest of the run may be cut short
+      // by the next step (Streamlit stops a run when a new one is asked for)
+      if (!idle() && !(moved && s.waiting.auto)) return;
       if (!moved) {
         if (now - s.waiting.at < RETRY_MS) return;
         if (s.waiting.tries < MAX_TRIES) {            // the click was lost: once more
@@ -116,9 +120,11 @@
         }
       }
       if (!s.waiting.auto) s.due = null;          // a key press: a whole interval to the next step
+      s.log.push([s.waiting.action, Math.round(s.waiting.at), Math.round(s.waiting.shown || -1), Math.round(now)]);
+      if (s.log.length > 50) s.log.shift();
       s.waiting = null;
     }
-    if (!idle()) return;
+    if (s.queue.length && !idle()) return;
     while (s.queue.length) {
       if (click(s.queue.shift(), st, false)) return;   // a disabled button (nothing to do): next
     }

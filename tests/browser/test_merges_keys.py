@@ -170,6 +170,7 @@ def test_autoplay_keeps_time(tab, screenshot_dir):
     # the intervals between steps 1..8 as the page showed them: 1 s each, within 0.2 s
     gaps = [(times[k + 1] - times[k]) / 1000 for k in range(1, 8)]
     print("autoplay gaps (s):", [round(g, 3) for g in gaps])
+    print("clicks [action, clicked, shown, run over] (ms):", tab.evaluate("window.__tpMergesKeys.state.log"))
     assert all(0.8 <= g <= 1.2 for g in gaps), gaps
     assert [k for _, k in steps][:9] == list(range(9))   # one step at a time, none skipped
     tab.screenshot(path=screenshot_dir / "merges-keys-autoplay.png")
