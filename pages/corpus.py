@@ -15,7 +15,7 @@ from core.errors import CorpusError, PlaygroundError
 from core.pipeline import NORMALIZERS, PRE_TOKENIZERS
 from core.limits import MAX_VOCAB_SIZE
 from core.trainer import END_OF_WORD_MODES, MODELS, SCORE_RULES, TIE_RULES
-from playground import state, training, views
+from playground import merges_control, state, training, views
 from playground.state import MODEL_LABELS, Corpus, CorpusKeys as K, Settings
 from playground.startup import through_app
 
@@ -23,12 +23,13 @@ through_app()   # a deep link on a new server (or AppTest) may run this file wit
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
 
+# short enough for a select box a third of a 1024-pixel projector wide (the help says more)
 PRE_TOKENIZER_LABELS = {
-    "whitespace": "whitespace: split at spaces",
-    "gpt2": "gpt2: GPT-2 regex, bytes (space → Ġ)",
-    "bert": "bert: spaces and punctuation",
-    "jieba": "jieba: Chinese words",
-    "chars": "chars: one CJK character per word",
+    "whitespace": "whitespace",
+    "gpt2": "gpt2 (bytes)",
+    "bert": "bert",
+    "jieba": "jieba (Chinese)",
+    "chars": "chars",
 }
 HELP = {
     "vocab_size": "Tokens in the final vocabulary, special tokens included. Training stops when it is "
@@ -90,7 +91,7 @@ def _use_paste() -> None:
         state.set_notice("error", f"{views.md_escape(str(e))}. The current corpus is unchanged.")
         return
     state.set_corpus(corpus)
-    state.set_notice("success", f"Using the pasted text ({corpus.size_label}).")
+    state.set_notice("success", f"Using the pasted text ({corpus.size_label}).{_fit_vocab(corpus)}")
 
 
 def _use_upload() -> None:
@@ -111,7 +112,124 @@ def _use_upload() -> None:
         state.set_notice("error", f"{views.md_escape(str(e))}. The current corpus is unchanged.")
         return
     state.set_corpus(corpus)
-    state.set_notice("success", f"Using {views.md_escape(name)} ({corpus.size_label}).")
+    state.set_notice("success", f"Using {views.md_escape(name)} ({corpus.size_label}).{_fit_vocab(corpus)}")
+
+
+def _fit_vocab(corpus: Corpus) -> str:
+    """A new corpus: each vocabulary size too small for its alphabet becomes the alphabet plus
+    views.FIT_MERGES merges (shown in the widgets). Returns a sentence for the notice, or ""."""
+    try:
+        settings, changed = training.fit_vocab_sizes(corpus, _current_settings(), views.FIT_MERGES)
+    except PlaygroundError:
+        return ""   # the page says why the corpus cannot be counted
+    if not changed:
+        return ""
+    state.show_settings(settings)
+    sizes = ", ".join(f"{MODEL_LABELS[m]} {new:,}" for m, (_, new) in changed.items())
+    return (f" Vocabulary sizes set to this corpus's alphabet plus {views.FIT_MERGES} merges: {sizes}.")
+
+
+def _fit_vocab_clicked() -> None:
+    corpus = state.get_corpus()
+    if corpus is None:
+        return
+    said = _fit_vocab(corpus)
+    state.set_notice("info", (said.strip() if said else "The vocabulary sizes already leave room for merges.")
+                     + " Press Train.")
+
+
+def _split_unspaced(pre_tokenizer: str) -> None:
+    """The unspaced-script hint's one click: the trainers that split at spaces (whitespace, or bert:
+    spaces and punctuation) split otherwise; byte-level BPE keeps GPT-2's own rule."""
+    settings = _current_settings()
+    names = []
+    for m in MODELS:
+        cfg = settings.for_model(m)
+        if cfg.resolved().pre_tokenizer in ("whitespace", "bert"):
+            settings = settings.with_model(m, replace(cfg, pre_tokenizer=pre_tokenizer))
+            names.append(MODEL_LABELS[m])
+    state.show_settings(settings)
+    corpus = state.get_corpus()
+    fitted = _fit_vocab(corpus) if corpus is not None else ""
+    state.set_notice("success", f"{' and '.join(names) or 'No trainer'} now split{'s' if len(names) == 1 else ''} "
+                                f"with {PRE_TOKENIZER_LABELS[pre_tokenizer]}.{fitted} Press Train.")
+
+
+def _train_paste() -> None:
+    """The Paste tab's text, made the corpus and trained in one click."""
+    _use_paste()
+    corpus = state.get_corpus()
+    if corpus is None or corpus.text != (state.widget_value(K.PASTE, "") or ""):
+        return   # the paste was refused: its notice says why
+    try:
+        results = training.train_all(corpus, _current_settings())
+    except PlaygroundError as e:
+        state.set_notice("error", f"{views.md_escape(str(e))}. The pasted text is now the corpus; your earlier "
+                                  "results are unchanged.")
+        return
+    state.set_results(results)
+    merges_control.warm(results, state.get_corpus())
+    state.set_notice("success", f"Trained all three on the pasted text ({corpus.size_label}).")
+
+
+START_PRESETS = (("seed-000", "The seed's first example", ":material/school:"),
+                 ("chinese", "A Chinese paragraph", ":material/translate:"),
+                 ("kjv", "The King James Bible", ":material/menu_book:"))
+
+
+def _start(key: str) -> None:
+    """The first screen's one click: load a preset and train the three on it."""
+    try:
+        preset = presets.get_preset(key)
+        corpus = Corpus.from_preset(preset)
+        settings = Settings.from_configs(preset.configs())
+        results = training.train_all(corpus, settings)
+    except PlaygroundError as e:
+        state.set_notice("error", f"Could not start with the preset: {views.md_escape(str(e))}")
+        return
+    state.set_corpus(corpus)
+    state.show_settings(settings)
+    state.set_results(results)
+    merges_control.warm(results, state.get_corpus())
+    state.set_notice("success", f"Loaded and trained “{preset.name}”. Step through its merges on the Merges page.")
+
+
+@st.dialog("Paste your own text", width="large")
+def _paste_dialog() -> None:
+    st.text_area("Text", key=K.START_PASTE, height=260, placeholder="Paste any text here: a paragraph or many "
+                 "pages, in any script…")
+    if st.button("Train all three on this text", key=K.start("paste_go"), type="primary"):
+        text = state.widget_value(K.START_PASTE, "") or ""
+        try:
+            corpus = Corpus.from_text("Pasted text", text, "paste")
+        except CorpusError as e:
+            st.error(f"{views.md_escape(str(e))}.")
+            return
+        state.set_corpus(corpus)
+        fitted = _fit_vocab(corpus)
+        try:
+            results = training.train_all(corpus, _current_settings())
+        except PlaygroundError as e:
+            state.set_notice("error", f"{views.md_escape(str(e))}. The pasted text is now the corpus.")
+        else:
+            state.set_results(results)
+            merges_control.warm(results, state.get_corpus())
+            state.set_notice("success", f"Trained all three on the pasted text ({corpus.size_label}).{fitted}")
+        st.rerun()
+
+
+def _first_screen() -> None:
+    """Before any corpus: what this is, in two lines, and one-click starts."""
+    with st.container(border=True, key="corpus_first_screen"):
+        st.markdown("**See how a tokenizer learns its vocabulary.** BPE, byte-level BPE and WordPiece are "
+                    "trained on a text, and you step through every merge they make, then compare them.  \n"
+                    "Start with one click, or choose a preset, paste or upload a corpus below.")
+        with st.container(horizontal=True, gap="small"):
+            for key, label, icon in START_PRESETS:
+                st.button(label, key=K.start(key), on_click=_start, args=(key,), icon=icon,
+                          help=presets.get_preset(key).name + ": load it with its settings and train the three.")
+            if st.button("Paste your own text", key=K.start("paste"), icon=":material/content_paste:"):
+                _paste_dialog()
 
 
 def _apply_variant(model: str, changes: dict) -> None:
@@ -165,6 +283,8 @@ settings = _current_settings()
 corpus = state.get_corpus()
 
 st.title("Corpus")
+if corpus is None and state.get_results() is None:
+    _first_screen()
 st.caption("Pick a preset, paste text or upload a file; set the three trainers; train them all at once.")
 
 # Always drawn, even empty, so a message never shifts the tabs below (which would reset them
@@ -231,6 +351,17 @@ else:
             bpe = settings.bpe.resolved()
             st.caption(f"Words as the BPE settings split them (pre-tokenizer {bpe.pre_tokenizer}, "
                        f"normalizer {bpe.normalizer}).")
+            if views.looks_unspaced(corpus.text, bpe.pre_tokenizer):
+                share = views.unspaced_share(corpus.text)
+                with st.container(border=True, key="corpus_unspaced_hint"):
+                    st.warning(f"{share:.0%} of the lines are one long “word”: this text has no spaces between "
+                               "its words (Chinese, Japanese, Thai…), so splitting at spaces makes each line a "
+                               "word. Split it otherwise:", icon=":material/space_bar:")
+                    with st.container(horizontal=True):
+                        st.button("One character a word (chars)", key=K.split("chars"), on_click=_split_unspaced,
+                                  args=("chars",), type="primary")
+                        st.button("Chinese words (jieba)", key=K.split("jieba"), on_click=_split_unspaced,
+                                  args=("jieba",))
         left, right = st.columns([2, 3])
         with left:
             frame, cut = views.word_frequency_frame(words)
@@ -249,21 +380,56 @@ else:
 st.divider()
 st.header("Trainers")
 cols = st.columns(3)
+too_small = []
 for col, model in zip(cols, MODELS):
     with col:
         st.subheader(MODEL_LABELS[model])
         _settings_widgets(model)
+        if corpus is not None:
+            try:
+                base = training.base_size(corpus, settings.for_model(model))
+            except PlaygroundError:
+                base = None
+            if base is not None:
+                vocab = settings.for_model(model).vocab_size
+                room = vocab - base
+                st.caption(f"Starts from {base:,} tokens (alphabet and special tokens): "
+                           + (f"room for {room:,} merge{'s' if room != 1 else ''}." if room > 0
+                              else "no room for any merge."))
+                if room <= 0:
+                    too_small.append(model)
+if corpus is not None:
+    st.caption(views.ALPHABET_CAPTION)
+if too_small:
+    st.warning(" and ".join(MODEL_LABELS[m] for m in too_small) + ": the vocabulary size is not above the "
+               "alphabet, so no merge can be learned.", icon=":material/warning:")
+    st.button(f"Fit the vocabulary sizes to this corpus (its alphabet plus {views.FIT_MERGES} merges)",
+              key=K.FIT_VOCAB, on_click=_fit_vocab_clicked, icon=":material/build:")
 
-if st.button("Train all three", key=K.TRAIN, type="primary", disabled=corpus is None,
-             help="Trains BPE, byte-level BPE and WordPiece; a result already trained is reused."):
+pasted = state.widget_value(K.PASTE, "") or ""
+if pasted.strip() and (corpus is None or corpus.text != pasted):
+    # what is on screen is not what Train would train: say so, and offer it in one click
+    st.info("The Paste tab holds text that is not the current corpus"
+            + (f" ({views.md_escape(corpus.name)})" if corpus is not None else "") + ".",
+            icon=":material/content_paste:")
+    st.button("Train all three on the pasted text", key=K.TRAIN_PASTE, on_click=_train_paste,
+              help="Makes the pasted text the corpus, then trains the three on it.")
+train_label = "Train all three" + (f" on “{views.md_escape(corpus.name)}”" if corpus is not None else "")
+if st.button(train_label, key=K.TRAIN, type="primary", disabled=corpus is None,
+             help="Trains BPE, byte-level BPE and WordPiece on the current corpus; a result already trained "
+                  "is reused."):
     with st.status("Training BPE, byte-level BPE and WordPiece…", expanded=True) as status:
         try:
             results = training.train_all(corpus, settings)
         except PlaygroundError as e:
             status.update(label="Training failed", state="error", expanded=True)
             st.error(f"{views.md_escape(str(e))}. Your corpus and earlier results are unchanged.")
+            if "below the alphabet" in str(e) and not too_small:
+                st.button(f"Fit the vocabulary sizes to this corpus (its alphabet plus {views.FIT_MERGES} merges)",
+                          key=K.FIT_VOCAB, on_click=_fit_vocab_clicked, icon=":material/build:")
         else:
             state.set_results(results)
+            merges_control.warm(results, state.get_corpus())
             status.update(label="Trained all three", state="complete", expanded=False)
 
 results = state.get_results()

@@ -5,11 +5,12 @@ Widgets -> the trace (already trained, read only) -> pure helpers (playground.st
 the corpus preview is encoded once per (trace, step) and cached.
 
     controls    first / previous / play-pause / next / last buttons with keys (Home, Left, Space,
-                Right, End), a slider to any step, autoplay (a timer fragment) at a chosen speed
+                Right, End, wherever the focus is), a slider to any step, autoplay at a chosen speed
+                (keys and autoplay run in the browser: playground/merges_keys.js)
     this step   one sentence (pair, new token and id, count or score, the tie and its rule), the
                 top pairs as bars, WordPiece's count against score, the words the merge changed
     training    tokens, characters per token and vocabulary size over the whole run, step marked
-    the corpus  its first 20,000 characters as the trainer splits them now, new tokens outlined
+    the corpus  its first 6,000 characters as the trainer splits them now, new tokens outlined
     merge tree  how any token was built, merge by merge, down to the alphabet
     lockstep    the three tokenizers side by side at one step index
 The view (tokenizer, step, lockstep, speed, merge-tree token, and the preset when the results are
@@ -82,20 +83,22 @@ def _controls(results: Results, view: state.MergesView, current: int, last: int)
 
 
 def _sentence(trace: Trace, k: int, facts: mc.TraceFacts, small: bool = False) -> None:
-    s = stepper.describe_step(trace, k, facts.token_ids)
+    s = stepper.describe_step(trace, k, facts.token_ids, facts.tokenizer)
     st.markdown(f'<div class="mg-sentence{" mg-small" if small else ""}" data-step="{k}">{s.html}</div>',
                 unsafe_allow_html=True)
 
 
-def _step_charts(trace: Trace, k: int, top: Optional[int] = None) -> None:
+def _step_charts(trace: Trace, k: int, facts: mc.TraceFacts, top: Optional[int] = None) -> None:
     model = trace.config.model
     step = stepper.step_at(trace, k)
     if step is None or not step.candidates:
         return
     rule = trace.config.score_rule
     by = "score" if rule == "likelihood" else "count"
-    _plot(charts.pair_frequency_chart(step, rule, top=top), key=K.pairs(model))
     shown = min(len(step.candidates), top or len(step.candidates))
+    fig = charts.pair_frequency_chart(step, rule, top=top)
+    mc.readable_pairs(fig, trace, step, facts, shown, by)
+    _plot(fig, key=K.pairs(model))
     tie = (f"the pairs tied with it in orange ({step.tied:,} pairs shared the top {by} in all)" if step.tied > 1
            else f"no other pair had its {by}")
     st.caption(f"The {shown} best pairs at this step by {by}: the winner in red, {tie}.")
@@ -105,7 +108,7 @@ def _changed(trace: Trace, k: int, facts: mc.TraceFacts, limit: Optional[int] = 
     step = stepper.step_at(trace, k)
     if step is None:
         return
-    rows = stepper.changed_rows(trace, step, limit, facts.token_ids)
+    rows = stepper.changed_rows(trace, step, limit, facts.token_ids, facts.tokenizer)
     st.markdown(stepper.changed_html(rows, compact), unsafe_allow_html=True)
     st.caption(stepper.changed_caption(step, len(rows)))
 
@@ -119,7 +122,7 @@ def _single(results: Results, trace: Trace, k: int, facts: mc.TraceFacts) -> Non
     likelihood = trace.config.score_rule == "likelihood"
     left, right = st.columns([1, 1] if likelihood else [2, 3], gap="large")
     with left:
-        _step_charts(trace, k)
+        _step_charts(trace, k, facts)
     with right:
         if likelihood:
             _plot(charts.count_vs_score_chart(step), key=K.SCORES)
@@ -143,7 +146,7 @@ def _lockstep(results: Results, k: int) -> None:
             if shown < k:
                 st.caption(f"Finished at step {shown:,}: its last merge is shown.")
             _sentence(trace, shown, facts, small=True)
-            _step_charts(trace, shown, top=LOCKSTEP_TOP)
+            _step_charts(trace, shown, facts, top=LOCKSTEP_TOP)
             _changed(trace, shown, facts, LOCKSTEP_WORDS, compact=True)
 
 
@@ -167,13 +170,15 @@ def _corpus(results: Results, trace: Trace, k: int) -> None:
     made = ""
     if step is not None:
         n = cv.made
-        made = (f" The {n:,} token{'s' if n != 1 else ''} “{views.md_escape(stepper.show_token(step.token))}” "
+        made = (f" The {n:,} token{'s' if n != 1 else ''} “{views.md_escape(mc.token_text(trace, mc.facts_of(results, trace), step.token))}” "
                 f"this merge made {'are' if n != 1 else 'is'} outlined in red.")
     if not cv.from_table:
         scope = (f"The first {cv.shown:,} of {cv.total:,} characters" if cv.truncated
                  else f"The whole corpus ({cv.total:,} characters)")
+        split = (" A character still made of several byte tokens is drawn as one box: hover it for its tokens."
+                 if trace.config.byte_level else "")
         st.caption(f"{scope}, as {label} splits them after step {k:,}: its merges applied in order, line by "
-                   f"line, as its trainer sees them.{made}")
+                   f"line, as its trainer sees them.{made}{split}")
     else:
         why = "The corpus is a word-count table" if same else "The corpus was replaced since training"
         scope = f"its first {cv.shown:,} of {cv.total:,} words" if cv.truncated else f"its {cv.total:,} words"
@@ -186,19 +191,19 @@ def _tree(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) ->
     chosen = view.tree_token
     state.show_widget(K.TREE_TOKEN, chosen if chosen is not None else mc.CURRENT)
     st.selectbox("Token", options, key=K.TREE_TOKEN, accept_new_options=True, on_change=mc.on_tree,
-                 format_func=lambda t: "this step's token" if t == mc.CURRENT else stepper.show_token(t),
+                 format_func=lambda t: "this step's token" if t == mc.CURRENT else mc.token_text(trace, facts, t),
                  help="Pick or type any token of this vocabulary.")
     token = chosen if chosen is not None else (step.token if step is not None else None)
     if token is None:
         st.caption("At step 0 nothing is merged yet: every token is a symbol of the alphabet. Pick a token above.")
         return
     if token not in facts.token_ids:
-        st.warning(f"“{views.md_escape(stepper.show_token(token))}” is not a token of the "
+        st.warning(f"“{views.md_escape(mc.token_text(trace, facts, token))}” is not a token of the "
                    f"{MODEL_LABELS[trace.config.model]} vocabulary.")
         return
     made = facts.made_at.get(token)
     st.graphviz_chart(charts.merge_tree_dot(trace, token))
-    shown = "“" + views.md_escape(stepper.show_token(token)) + "”"
+    shown = "“" + views.md_escape(mc.token_text(trace, facts, token)) + "”"
     if made is None:
         st.caption(f"{shown} is a symbol of the alphabet: no merge made it.")
     else:
@@ -228,8 +233,11 @@ trace = results.trace(view.model)
 facts = mc.facts_of(results, trace)
 shown = min(current, len(trace.steps))
 
-st.caption(f"Trained on: {views.md_escape(results.corpus_name)} · keys: ← → step, Home / End first and last, "
-           "Space play or pause (click the page's background first when a control has the focus)")
+st.caption(f"Trained on: {views.md_escape(results.corpus_name)} · keys, wherever you clicked: ← → step, "
+           "Home / End first and last, Space play or pause")
+with st.container(key=mc.KEYS_BOX):   # hidden (style.css): the keys and autoplay, run by the browser
+    st.html(mc.keys_script(), unsafe_allow_javascript=True)
+    st.markdown(mc.state_marker(current, last, view.playing, view.speed), unsafe_allow_html=True)
 _controls(results, view, current, last)
 
 if view.lockstep:
@@ -246,4 +254,3 @@ st.header("The corpus at this step")
 _corpus(results, trace, shown)
 st.header("Merge tree")
 _tree(trace, shown, facts, view)
-mc.autoplay(results)

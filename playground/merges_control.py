@@ -7,15 +7,18 @@ autoplay. pages/merges.py draws; this module decides what it shows.
     get_get_view(), set_view(...), go_to(step)    the view (state.MergesView) and the steps (state.get_step)
     on_nav, on_slider, on_play, ...       the controls' callbacks
     open_link(results), write_link(...)   the URL: applied once when it changes, written back each run
-    autoplay(results)                     a timer fragment that steps on while playing
+    state_marker(...), keys_script()      keys and autoplay, run by the browser (merges_keys.js)
+    warm(results)                         right after training: what the first steps need, drawn ahead
 
 Pure helpers (what a step says and shows, the URL's parsing) are in stepper.py; charts in charts.py.
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Optional
 
 import streamlit as st
@@ -23,7 +26,7 @@ import streamlit as st
 from core import presets
 from core.errors import PlaygroundError
 from core.trainer import MODELS, Trace
-from playground import charts, state, stepper, training
+from playground import charts, labels, state, stepper, training
 from playground.state import MODEL_LABELS, Corpus, MergesKeys as K, Results, Settings
 
 CURRENT = "\x00this step"       # the merge tree's first choice: follow the current step's token
@@ -38,6 +41,7 @@ class TraceFacts:
     curves: charts.Curves
     merged: tuple[str, ...]
     made_at: dict
+    tokenizer: object = None     # the whole trace as a Tokenizer (token_bytes: labels of any script)
 
 
 def trace_key(results: Results, trace: Trace) -> str:
@@ -50,7 +54,8 @@ def trace_key(results: Results, trace: Trace) -> str:
 @st.cache_resource(max_entries=training.MAX_TRACES, show_spinner=False)
 def facts(key: str, _trace: Trace) -> TraceFacts:
     return TraceFacts(token_ids=_trace.token_to_id, curves=charts.curve_data(_trace),
-                      merged=stepper.merged_tokens(_trace), made_at=_trace.made_at)
+                      merged=stepper.merged_tokens(_trace), made_at=_trace.made_at,
+                      tokenizer=stepper.tokenizer_at(_trace, len(_trace.steps)))
 
 
 def facts_of(results: Results, trace: Trace) -> TraceFacts:
@@ -59,7 +64,7 @@ def facts_of(results: Results, trace: Trace) -> TraceFacts:
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def corpus_view(key: str, step: int, source: str, _trace: Trace, _text: Optional[str]) -> stepper.CorpusView:
-    """The corpus drawn at a step (its HTML included: drawing 20,000 characters costs as much as
+    """The corpus drawn at a step (its HTML included: drawing 6,000 characters costs as much as
     encoding them). Stepping back and forth, or several people at one step, costs nothing."""
     return stepper.corpus_view(_trace, step, _text)
 
@@ -95,7 +100,8 @@ def go_to(step: int) -> None:
     else:
         state.set_step(view.model, step)
     if view.playing:
-        set_view(played_at=time.monotonic())   # a key press during autoplay: a full interval to the next
+        # the browser's timer clicks Next while playing (merges_keys.js); at the last step it stops
+        set_view(played_at=time.monotonic(), playing=step < last_step(results, view))
 
 
 # ---------------------------------------------------------------- callbacks
@@ -251,21 +257,96 @@ def corpus_at(results: Results, trace: Trace, k: int) -> tuple[stepper.CorpusVie
     return cv, same
 
 
-def autoplay(results: Results) -> None:
-    """While playing, a fragment on a timer moves one step on and reruns the page."""
-    view = get_view()
-    if not view.playing:
+KEYS_JS = Path(__file__).with_name("merges_keys.js")
+KEYS_BOX = "merges_keys"     # the container of the script; style.css hides it (.st-key-merges_keys)
+
+
+def state_marker(step: int, last: int, playing: bool, speed: float) -> str:
+    """What the browser's key handler and autoplay read (merges_keys.js): an empty span.
+    state_marker(3, 43, False, 1.0) ==
+        '<span class="mg-state" data-step="3" data-last="43" data-playing="0" data-speed="1"></span>'"""
+    return (f'<span class="mg-state" data-step="{int(step)}" data-last="{int(last)}" '
+            f'data-playing="{int(bool(playing))}" data-speed="{float(speed):g}"></span>')
+
+
+def keys_script() -> str:
+    """The page's keys and autoplay, as a <script> for st.html(..., unsafe_allow_javascript=True).
+    Our own file, no user text in it. Streamlit's sanitizer drops a script whose text looks like
+    it holds a tag (silently: the page would simply have no keys), so none may."""
+    code = KEYS_JS.read_text(encoding="utf-8")
+    if re.search(r"<[A-Za-z/!]", code):
+        raise ValueError(f"{KEYS_JS.name} must not contain '<' before a letter, '/' or '!'")
+    return "<script>" + code + "</script>"
+
+
+# ---------------------------------------------------------------- the pair chart, readable
+
+def chart_title(shown: int, by: str) -> str:
+    """chart_title(1, "count") == "The top pair by count"; chart_title(8, "score") == "The top 8 pairs by score"."""
+    return f"The top pair by {by}" if shown == 1 else f"The top {shown:,} pairs by {by}"
+
+
+def pair_labels(trace: Trace, step, facts: TraceFacts, top: int) -> list[tuple[str, str]]:
+    """(label, alias) of each candidate pair drawn, best first: for a byte-level trace the pair as
+    its bytes read (`分 + 词`, `<0xE5> + <0x88>` of 分), with the vocabulary's spelling second."""
+    word = labels.step_word(facts.tokenizer, step) if facts.tokenizer is not None else ""
+    of = labels.labeller(trace, facts.tokenizer) if facts.tokenizer is not None else None
+    out = []
+    for c in list(step.candidates)[:top]:
+        alias = charts.pair_label(c.pair)
+        if of is None or not trace.config.byte_level:
+            out.append((alias, alias))
+            continue
+        a, b = of(c.pair, word)
+        tok = facts.tokenizer
+        compact = [labels.readable(tok.token_bytes(tok.token_to_id(t)), compact=True) for t in c.pair]
+        shown = f"{compact[0]} + {compact[1]}"   # narrow: ⟨E5⟩ + ⟨88⟩
+        chars = "".join(dict.fromkeys(a.of + b.of))
+        out.append((shown + (f" (of {chars})" if chars else ""), alias))
+    return out
+
+
+def readable_pairs(fig, trace: Trace, step, facts: TraceFacts, shown: int, by: str) -> None:
+    """The pair chart (charts.pair_frequency_chart) with its title in words and, byte-level,
+    readable pair labels (the byte-alphabet spelling in the hover)."""
+    fig.update_layout(title_text=chart_title(shown, by))
+    if not trace.config.byte_level or facts.tokenizer is None or not fig.data:
         return
+    pairs = pair_labels(trace, step, facts, shown)[::-1]
+    if len(pairs) != len(fig.data[0].y):
+        return
+    fig.data[0].y = [p for p, _ in pairs]
+    fig.data[0].customdata = [a for _, a in pairs]
+    fig.data[0].hovertemplate = "%{y}: %{x} (spelled %{customdata})<extra></extra>"
 
-    @st.fragment(run_every=view.speed)
-    def tick() -> None:
-        v = get_view()
-        if not v.playing or time.monotonic() - v.played_at < 0.6 * v.speed:
-            return   # the page's own run (or one right after a key press): wait for the timer
-        current, last = current_step(results, v), last_step(results, v)
-        if current < last:
-            go_to(current + 1)
-        set_view(playing=current + 1 < last, played_at=time.monotonic())
-        st.rerun()
 
-    tick()
+def token_text(trace: Trace, facts: TraceFacts, token: str) -> str:
+    """A token as a line of text: byte-level, its bytes read (`分`, `<0xE5><0x88> of 分`, the
+    character found in a word of the merge that made it); else its spelling, whitespace visible."""
+    if facts.tokenizer is None or not trace.config.byte_level:
+        return stepper.show_token(token)
+    made = facts.made_at.get(token)
+    word = labels.step_word(facts.tokenizer, stepper.step_at(trace, made)) if made else ""
+    return labels.labeller(trace, facts.tokenizer)([token], word)[0].shown
+
+
+def warm(results: Results, corpus: Optional[Corpus]) -> None:
+    """Right after training: in the background, what the Merges page's first steps need (each
+    trace's facts, the corpus drawn at steps 0 and 1), so its first Next is quick even on the KJV."""
+    same = corpus is not None and corpus.digest == results.corpus_digest
+    text = corpus.text if same else None
+    source = "text" if text is not None else "words"
+    traces = list(results.traces().values())
+
+    def work() -> None:
+        try:
+            for trace in traces:
+                facts_of(results, trace)
+            for trace in traces:
+                key = trace_key(results, trace)
+                for k in (0, 1):
+                    if k <= len(trace.steps):
+                        corpus_view(key, k, source, trace, text)
+        except Exception:   # noqa: BLE001 -- the page computes (and reports) whatever is missing
+            pass
+    threading.Thread(target=work, name="merges-warm", daemon=True).start()

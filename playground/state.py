@@ -267,6 +267,19 @@ class CorpusKeys:
     UPLOAD = "corpus_upload"
     USE_UPLOAD = "corpus_use_upload"
     TRAIN = "corpus_train"
+    TRAIN_PASTE = "corpus_train_paste"        # train on the Paste tab's text (not yet the corpus)
+    FIT_VOCAB = "corpus_fit_vocab"            # vocabulary sizes to each alphabet plus some merges
+    START_PASTE = "corpus_start_paste"        # the first screen's own paste box
+
+    @staticmethod
+    def split(pre_tokenizer: str) -> str:
+        """The unspaced-script hint's buttons: split("chars") == "corpus_split_chars"."""
+        return f"corpus_split_{pre_tokenizer}"
+
+    @staticmethod
+    def start(name: str) -> str:
+        """The first screen's one-click starts: start("kjv") == "corpus_start_kjv"."""
+        return f"corpus_start_{name}"
 
     @staticmethod
     def variant(i: int) -> str:

@@ -35,10 +35,14 @@ from core.encoding import Encoding, byte_offsets_to_char_offsets
 from core.errors import EncodeError
 from core.pipeline import LINE_BREAK
 from core.trainer import MODELS, MergeStep, Trace
+from playground import labels as labels_
 from playground import markup
 from playground.spans import MAX_DRAWN_CHARS, render_tokens, show_whitespace
 
-PREVIEW_CHARS = MAX_DRAWN_CHARS     # the corpus drawn at a step: at most its first 20,000 characters
+# The corpus drawn at a step: at most its first 6,000 characters. Every step redraws it, one span
+# a token (about 60 bytes of HTML each): 20,000 characters of the KJV were 1.2 MB a step, the main
+# cost of a step in the browser; its 430-pixel box shows about 1,500 characters at a time.
+PREVIEW_CHARS = min(6_000, MAX_DRAWN_CHARS)
 TABLE_WORDS = 500                   # a word-count table: at most its first 500 words
 SPEEDS = (0.5, 1.0, 2.0, 4.0)       # autoplay: seconds per step
 DEFAULT_SPEED = 1.0
@@ -101,14 +105,19 @@ class _Writer:
         self.marked.append(markup.text(s))
         return self
 
-    def token(self, t: str) -> "_Writer":
-        shown = show_token(t)
+    def token(self, t: str, label: Optional[labels_.Label] = None) -> "_Writer":
+        shown = show_token(t) if label is None else label.text
         self.plain.append(shown)
-        self.marked.append(f'<code class="mg-tok">{markup.text(shown)}</code>')
+        title = f' title="{markup.attr(label.title)}"' if label is not None and label.title else ""
+        self.marked.append(f'<code class="mg-tok"{title}>{markup.text(shown)}</code>')
+        if label is not None and label.of:
+            self.plain.append(f" of {label.of}")
+            self.marked.append(f'<span class="mg-of"> of {markup.text(label.of)}</span>')
         return self
 
-    def pair(self, p: tuple[str, str]) -> "_Writer":
-        return self.say("(").token(p[0]).say(", ").token(p[1]).say(")")
+    def pair(self, p: tuple[str, str], labels: Optional[Sequence[labels_.Label]] = None) -> "_Writer":
+        a, b = labels if labels is not None else (None, None)
+        return self.say("(").token(p[0], a).say(", ").token(p[1], b).say(")")
 
     def strong(self, s: str) -> "_Writer":
         self.plain.append(s)
@@ -140,8 +149,11 @@ def top_value(trace: Trace, step: MergeStep) -> str:
     return f"{step.count:,}"
 
 
-def describe_step(trace: Trace, k: int, token_ids: Optional[Mapping[str, int]] = None) -> Sentence:
+def describe_step(trace: Trace, k: int, token_ids: Optional[Mapping[str, int]] = None,
+                  tokenizer: Optional[Any] = None) -> Sentence:
     """Step k in one sentence. `token_ids` (token -> id, e.g. cached per trace) spares rebuilding it.
+    With the trace's `tokenizer` (the Tokenizer contract), byte-level tokens are shown by their
+    bytes (playground.labels): `分`, or `<0xE5><0x88>` of 分; their byte-alphabet spelling in a tooltip.
     BPE:       "Step 1 of 5: (e, s) → es, id 12, seen 3 times. 5 pairs tied at 3; first took (e, s),
                 met first in 'highest'."
     WordPiece: "Step 1 of 4: (w, ##i) → wi, id 12, score 1/3 ≈ 0.333 with count 3. 2 pairs tied at
@@ -157,12 +169,15 @@ def describe_step(trace: Trace, k: int, token_ids: Optional[Mapping[str, int]] =
             w.say(f" and {len(trace.special_tokens):,} special token"
                   + ("s" if len(trace.special_tokens) > 1 else ""))
         if n:
-            w.say("; the first merge will be ").pair(trace.steps[0].pair).say(".")
+            first = trace.steps[0]
+            w.say("; the first merge will be ").pair(first.pair, _pair_labels(trace, first, tokenizer)).say(".")
         else:
             w.say("; this trainer made no merge.")
         return w.done()
 
-    w.strong(f"Step {k:,} of {n:,}").say(": ").pair(step.pair).say(" → ").token(step.token)
+    pair_labels = _pair_labels(trace, step, tokenizer)
+    new_label = _token_label(trace, step, tokenizer)
+    w.strong(f"Step {k:,} of {n:,}").say(": ").pair(step.pair, pair_labels).say(" → ").token(step.token, new_label)
     prev_size = trace.steps[k - 2].vocab_size if k > 1 else base_vocab_size(trace)
     w.say(f", id {step.id:,}")
     if step.vocab_size == prev_size:
@@ -177,7 +192,7 @@ def describe_step(trace: Trace, k: int, token_ids: Optional[Mapping[str, int]] =
         w.say(f" No tie: the only pair at {value}.")
         return w.done()
     rule = trace.config.tie_break
-    w.say(f" {step.tied:,} pairs tied at {value}; ").token(rule).say(" took ").pair(step.pair)
+    w.say(f" {step.tied:,} pairs tied at {value}; ").token(rule).say(" took ").pair(step.pair, pair_labels)
     if rule == "first":
         w.say(", met first in '").token(step.first_word).say("'.")
     elif rule == "hf":
@@ -186,6 +201,18 @@ def describe_step(trace: Trace, k: int, token_ids: Optional[Mapping[str, int]] =
     else:
         w.say(", the smallest spelling.")
     return w.done()
+
+
+def _pair_labels(trace: Trace, step: MergeStep, tokenizer: Optional[Any]) -> Optional[list]:
+    if tokenizer is None or not trace.config.byte_level:
+        return None
+    return labels_.labeller(trace, tokenizer)(step.pair, labels_.step_word(tokenizer, step))
+
+
+def _token_label(trace: Trace, step: MergeStep, tokenizer: Optional[Any]) -> Optional[labels_.Label]:
+    if tokenizer is None or not trace.config.byte_level:
+        return None
+    return labels_.labeller(trace, tokenizer)([step.token], labels_.step_word(tokenizer, step))[0]
 
 
 # ---------------------------------------------------------------- the words a merge changed
@@ -198,6 +225,8 @@ class ChangedRow:
     count: int
     merged: tuple[int, ...]     # positions in `before` whose pair was merged (left symbols)
     made: tuple[int, ...]       # positions in `after` holding the new token
+    data_before: tuple[bytes, ...] = ()  # byte-level: each token's bytes (drawn as characters), else empty
+    data_after: tuple[bytes, ...] = ()
 
     @property
     def text(self) -> str:
@@ -219,15 +248,22 @@ def _merged_positions(ids: Sequence[int], a: int, b: int) -> tuple[int, ...]:
 
 
 def changed_rows(trace: Trace, step: MergeStep, limit: Optional[int] = None,
-                 token_ids: Optional[Mapping[str, int]] = None) -> list[ChangedRow]:
-    """The words this merge changed, as the trace kept them (the first ones, in corpus order)."""
+                 token_ids: Optional[Mapping[str, int]] = None, tokenizer: Optional[Any] = None) -> list[ChangedRow]:
+    """The words this merge changed, as the trace kept them (the first ones, in corpus order).
+    With the trace's `tokenizer` and a byte-level trace, each token is also read (labels.readable)."""
     ids = token_ids if token_ids is not None else trace.token_to_id
     a, b = ids.get(step.pair[0], -1), ids.get(step.pair[1], -1)
+    readable = tokenizer is not None and trace.config.byte_level
     rows = []
     for cw in step.changed_words[:limit]:
-        rows.append(ChangedRow(before=trace.spell(cw.before), after=trace.spell(cw.after), count=cw.count,
+        before, after = trace.spell(cw.before), trace.spell(cw.after)
+        extra = {}
+        if readable:
+            extra = dict(data_before=tuple(tokenizer.token_bytes(i) for i in cw.before),
+                         data_after=tuple(tokenizer.token_bytes(i) for i in cw.after))
+        rows.append(ChangedRow(before=before, after=after, count=cw.count,
                                merged=_merged_positions(cw.before, a, b),
-                               made=tuple(i for i, t in enumerate(cw.after) if t == step.id)))
+                               made=tuple(i for i, t in enumerate(cw.after) if t == step.id), **extra))
     return rows
 
 
@@ -242,6 +278,26 @@ def changed_caption(step: MergeStep, shown: int) -> str:
     return f"Showing {shown:,} of {total:,} {noun} this merge changed (the first in corpus order)."
 
 
+def _tokens_html(tokens: Sequence[str], datas: Sequence[bytes], marked: set, cls: str) -> str:
+    """A word's tokens, space-separated, the `marked` positions in a span of class `cls`. With
+    their bytes (byte-level): tokens that are parts of one character are drawn as that character
+    in a dashed box (mg-split, its bytes token by token in the tooltip), each token read as its
+    bytes say, GPT-2's spelling in the tooltip."""
+    if not datas:
+        return " ".join(f'<span class="{cls}">{markup.text(show_token(t))}</span>' if i in marked
+                        else markup.text(show_token(t)) for i, t in enumerate(tokens))
+    out = []
+    for g in labels_.groups(datas):
+        spelled = " ".join(show_token(tokens[i]) for i in g.indices)
+        title = f"bytes {g.parts} · spelled {spelled}" if g.split else f"spelled {spelled}"
+        classes = [cls] if any(i in marked for i in g.indices) else []
+        if g.split:
+            classes.append("mg-split")
+        attr = f' class="{" ".join(classes)}"' if classes else ""
+        out.append(f'<span{attr} title="{markup.attr(title)}">{markup.text(g.text)}</span>')
+    return " ".join(out)
+
+
 def changed_html(rows: Sequence[ChangedRow], compact: bool = False) -> str:
     """The rows as escaped HTML, four cells a row (before, →, after, ×count) for a CSS grid: the
     merged pairs underlined before, the new token marked after. `compact` (a narrow column):
@@ -249,11 +305,9 @@ def changed_html(rows: Sequence[ChangedRow], compact: bool = False) -> str:
     out = [f'<div class="mg-words{" mg-compact" if compact else ""}">']
     for r in rows:
         merged = set(r.merged) | {i + 1 for i in r.merged}
-        after = " ".join(f'<span class="mg-new">{markup.text(show_token(t))}</span>' if i in r.made
-                         else markup.text(show_token(t)) for i, t in enumerate(r.after))
+        after = _tokens_html(r.after, r.data_after, set(r.made), "mg-new")
         if not compact:
-            before = " ".join(f'<span class="mg-pair">{markup.text(show_token(t))}</span>' if i in merged
-                              else markup.text(show_token(t)) for i, t in enumerate(r.before))
+            before = _tokens_html(r.before, r.data_before, merged, "mg-pair")
             out.append(f'<span class="mg-before">{before}</span><span class="mg-arrow">→</span>')
         out.append(f'<span class="mg-after">{after}</span><span class="mg-count">×{r.count:,}</span>')
     out.append("</div>")
@@ -363,11 +417,14 @@ def encode_table(tokenizer: TrainedTokenizer, preview: TablePreview) -> Encoding
                     encoder="merges")
 
 
-def corpus_html(text: str, enc: Encoding, highlight_ids: Optional[set[int]] = None) -> str:
+def corpus_html(text: str, enc: Encoding, highlight_ids: Optional[set[int]] = None, grouped: bool = False) -> str:
     """The text as coloured token spans (spans.render_tokens: escaped, coloured by id, the
     highlighted ids outlined), with the text between tokens (spaces and line breaks a
-    pre-tokenizer dropped, a table's counts) drawn as plain grey gaps, so words stay apart."""
-    out, _ = render_tokens(enc, highlight_ids=highlight_ids or set(), max_chars=len(text) + 1, text=text)
+    pre-tokenizer dropped, a table's counts) drawn as plain grey gaps, so words stay apart.
+    `grouped` (byte-level): byte tokens that together make a character are drawn as that
+    character, one box (its tokens in the tooltip), never as <0xE5><0x88>."""
+    out, _ = render_tokens(enc, highlight_ids=highlight_ids or set(), max_chars=len(text) + 1, text=text,
+                           grouped=grouped)
     return out
 
 
@@ -396,11 +453,11 @@ def corpus_view(trace: Trace, k: int, text: Optional[str]) -> CorpusView:
     if text is not None:
         shown, cut = preview_text(text)
         enc = encode_text(tokenizer, shown)
-        return CorpusView(corpus_html(shown, enc, highlight), False, len(shown), len(text), cut,
+        return CorpusView(corpus_html(shown, enc, highlight, trace.config.byte_level), False, len(shown), len(text), cut,
                           occurrences(enc, step.id) if step is not None else 0)
     table = table_preview(trace.words)
     enc = encode_table(tokenizer, table)
-    return CorpusView(corpus_html(table.text, enc, highlight), True, len(table.words), table.total,
+    return CorpusView(corpus_html(table.text, enc, highlight, trace.config.byte_level), True, len(table.words), table.total,
                       table.truncated, occurrences(enc, step.id) if step is not None else 0)
 
 

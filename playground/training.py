@@ -20,7 +20,7 @@ Not here: widgets and messages (pages/corpus.py), the algorithm (core/trainer.py
 """
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Optional
 
 import streamlit as st
@@ -28,7 +28,7 @@ import streamlit as st
 from core import presets
 from core.corpus import WordCounts, count_words
 from core.errors import PlaygroundError
-from core.trainer import MODELS, Trace, TrainConfig, train
+from core.trainer import MODELS, Trace, TrainConfig, initial_vocab, train
 
 from playground.state import MODEL_LABELS, Corpus, Results, Settings
 
@@ -95,3 +95,32 @@ def train_all(corpus: Corpus, settings: Settings) -> Results:
     return Results(corpus_name=corpus.name, corpus_digest=corpus.digest,
                    settings=Settings.from_configs({m: settings.for_model(m).resolved() for m in MODELS}),
                    **traces)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _cached_base_size(corpus_digest: str, settings: tuple, _words: WordCounts) -> int:
+    cfg = TrainConfig(**dict(settings))
+    specials, alphabet, _ = initial_vocab(_words, cfg)
+    return len(specials) + len(alphabet)
+
+
+def base_size(corpus: Corpus, config: TrainConfig) -> int:
+    """Tokens a trainer has before any merge on this corpus: special tokens and its alphabet
+    (the smallest vocabulary size it accepts). Cached per (corpus, settings). Raises
+    PlaygroundError when the corpus cannot be counted with these settings."""
+    cfg = config.resolved()
+    return _cached_base_size(corpus.digest, settings_key(cfg), corpus_words(corpus, cfg))
+
+
+def fit_vocab_sizes(corpus: Corpus, settings: Settings, merges: int) -> tuple[Settings, dict]:
+    """Settings whose vocabulary sizes leave room for `merges` merges where they did not
+    (base + merges); and {model: (old, new)} for those changed."""
+    changed = {}
+    for m in MODELS:
+        cfg = settings.for_model(m)
+        base = base_size(corpus, cfg)
+        if cfg.vocab_size <= base:
+            new = base + merges
+            changed[m] = (cfg.vocab_size, new)
+            settings = settings.with_model(m, replace(cfg, vocab_size=new))
+    return settings, changed

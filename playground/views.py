@@ -127,11 +127,19 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> tuple[str, bool]:
 
 
 def trace_summary(trace: Trace, first: int = 8) -> dict[str, Any]:
-    """One line of facts about a trace for summaries: merges, vocabulary, first merges, why it stopped."""
+    """One line of facts about a trace for summaries: merges, vocabulary, first merges, why it stopped.
+    Byte-level tokens are read as their bytes say (labels.readable: `分`, `⟨E5⟩⟨88⟩`), not as GPT-2 spells them."""
+    if trace.config.byte_level:
+        from core.encoders import TrainedTokenizer
+        from playground.labels import readable
+        tok = TrainedTokenizer.from_trace(trace)
+        made = [readable(tok.token_bytes(s.id), compact=True) for s in trace.steps[:first]]
+    else:
+        made = [s.token for s in trace.steps[:first]]
     return {
         "merges": len(trace.steps),
         "vocabulary": len(trace.vocab),
-        "first merges": " · ".join(s.token for s in trace.steps[:first]) + (" …" if len(trace.steps) > first else ""),
+        "first merges": " · ".join(made) + (" …" if len(trace.steps) > first else ""),
         "stopped because": trace.stop_reason,
     }
 
@@ -146,3 +154,40 @@ def merges_frame(trace: Trace, limit: int = 50) -> pd.DataFrame:
     if trace.config.model != "wordpiece":
         frame = frame.drop(columns="score")   # BPE has no score, only counts
     return frame
+
+
+# ---------------------------------------------------------------- hints for the Corpus page
+
+UNSPACED_MIN_CHARS = 6      # a "word" this long that is a whole line: likely a sentence without spaces
+UNSPACED_SHARE = 0.5        # this share of such lines: the hint appears
+
+
+def unspaced_share(text: str, max_lines: int = 2_000) -> float:
+    """Of the text's non-empty lines (the first `max_lines`), the share that are a single long
+    whitespace-separated word: high for Chinese or Japanese split at spaces.
+    unspaced_share("分词是自然语言处理的第一步。\\nhello world") == 0.5"""
+    lines = [ln for ln in text.splitlines()[:max_lines] if ln.strip()]
+    if not lines:
+        return 0.0
+    single = sum(1 for ln in lines if len(ln.split()) == 1 and len(ln.strip()) >= UNSPACED_MIN_CHARS)
+    return single / len(lines)
+
+
+def looks_unspaced(text: Optional[str], pre_tokenizer: str) -> bool:
+    """Whether the Corpus page should offer per-character or jieba splitting instead."""
+    return bool(text) and pre_tokenizer == "whitespace" and unspaced_share(text) >= UNSPACED_SHARE
+
+
+FIT_MERGES = 200            # a corpus's default vocabulary: its alphabet plus this many merges
+
+
+def fitted_vocab_size(base: int, merges: int = FIT_MERGES) -> int:
+    """A vocabulary size that leaves room for `merges` merges over a base of `base` tokens."""
+    return base + merges
+
+
+ALPHABET_CAPTION = ("Why the three start from different alphabets: BPE's symbols are the corpus's characters, "
+                    "plus `</w>` when word ends are a symbol of their own, or a second form `e</w>` of each "
+                    "character that ends a word; WordPiece has each character that starts a word and, again, "
+                    "each character inside a word as a `##` continuation (`##e`); byte-level BPE always "
+                    "starts from the 256 bytes. Special tokens and the unknown token come on top.")

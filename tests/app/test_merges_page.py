@@ -1,5 +1,5 @@
 """The Merges page headless (AppTest): step through every seed preset and check what each step
-says against the seed; the controls, lockstep, autoplay's tick, links (good and malformed), and
+says against the seed; the controls, lockstep, autoplay's steps, links (good and malformed), and
 escaping of corpus text. Pixels and keys are the browser tests' job (test_browser_merges.py)."""
 import html
 import re
@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.trainer import MODELS
-from playground import state, stepper
+from playground import labels, merges_control, state, stepper
 from tests.app.conftest import new_app, trained_app
 from tests.support import APP
 
@@ -72,11 +72,16 @@ def step_through(at: AppTest, expected: list[tuple[tuple[str, str], str, int]], 
 def check_against_trace(at: AppTest, model: str) -> None:
     """Every step of the trace, jumped to with the slider: the sentence names its pair and count."""
     trace = state.get_results(at.session_state).trace(model)
+    tok = stepper.tokenizer_at(trace, len(trace.steps))
+    # byte-level tokens read as their bytes say (labels.readable), else as spelled
+    show = (lambda t: labels.readable(tok.token_bytes(tok.token_to_id(t)))) if trace.config.byte_level \
+        else stepper.show_token
     for step in trace.steps:
         run(at.slider(key="merges_step").set_value(step.index))
         k, text = sentence(at)
-        a, b = (stepper.show_token(t) for t in step.pair)
-        assert k == step.index and f"({a}, {b}) → {stepper.show_token(step.token)}, id {step.id}" in text
+        a, b = (show(t) for t in step.pair)
+        assert k == step.index and f"({a}, " in text and f", {b}" in text
+        assert f" → {show(step.token)}" in text and f", id {step.id}" in text
         assert f"{step.count:,}" in text
         assert (f"{step.tied:,} pairs tied at" in text) if step.tied > 1 else "No tie" in text
 
@@ -117,11 +122,15 @@ def test_seed_004_bpe_and_wordpiece():
 
 
 def test_seed_001_bpe_and_byte_level():
+    # over gpt2's bytes, tokens read as their bytes say (Ġ is a space, shown ⋅); GPT-2's spelling
+    # (Ġt) stays in each token's tooltip
     at = trained("seed-001")
-    step_through(at, [(("Ġ", "t"), "Ġt", 7), (("i", "s"), "is", 5), (("e", "r"), "er", 5), (("Ġ", "a"), "Ġa", 5),
-                      (("Ġt", "o"), "Ġto", 4), (("e", "n"), "en", 4), (("T", "h"), "Th", 3),
+    step_through(at, [(("⋅", "t"), "⋅t", 7), (("i", "s"), "is", 5), (("e", "r"), "er", 5), (("⋅", "a"), "⋅a", 5),
+                      (("⋅t", "o"), "⋅to", 4), (("e", "n"), "en", 4), (("T", "h"), "Th", 3),
                       (("Th", "is"), "This", 3)], 19)
-    assert "Ġtokeni" in sentence(at)[1]          # the seed's last merge
+    assert "⋅tokeni" in sentence(at)[1]          # the seed's last merge
+    html_ = [m.value for m in at.markdown if "mg-sentence" in m.value][0]
+    assert 'title="spelled Ġtokeni in the vocabulary' in html_
     pick_model(at, "bbpe")
     check_against_trace(at, "bbpe")
     assert "→ ion," in sentence(at)[1]
@@ -172,19 +181,30 @@ def test_lockstep_steps_all_three_together():
     assert sentence(at)[0] == 19   # BPE alone again, at its own last step
 
 
+def marker(at: AppTest) -> dict:
+    """The state the browser's keys and autoplay read (merges_keys.js): step, last, playing, speed."""
+    for c in at.markdown:
+        found = re.search(r'<span class="mg-state" data-step="(\d+)" data-last="(\d+)" data-playing="([01])" '
+                          r'data-speed="([\d.]+)"></span>', c.value)
+        if found:
+            return {"step": int(found.group(1)), "last": int(found.group(2)), "playing": found.group(3) == "1",
+                    "speed": float(found.group(4))}
+    raise AssertionError("no mg-state marker on the page")
+
+
 def test_autoplay_ticks_one_step_and_stops_at_the_end():
     at = trained("seed-004")
     press(at, "play")
     view = state.get_merges_view(at.session_state)
     assert view.playing and at.button(key="merges_play").label == "Pause"
     assert sentence(at)[0] == 0     # the run right after Play waits for the timer
+    assert marker(at) == {"step": 0, "last": 3, "playing": True, "speed": 1.0}
     for expected in (1, 2, 3):
-        # the timer's fragment run, simulated: time has passed since the last step
-        state.set_merges_view(replace(state.get_merges_view(at.session_state), played_at=0.0), at.session_state)
-        run(at)
-        assert sentence(at)[0] == expected
+        # the browser's timer (merges_keys.js) clicks Next once a step while the marker says playing
+        press(at, "next")
+        assert sentence(at)[0] == expected and marker(at)["step"] == expected
     assert not state.get_merges_view(at.session_state).playing     # stopped at the last step
-    assert at.button(key="merges_play").label == "Play"
+    assert at.button(key="merges_play").label == "Play" and not marker(at)["playing"]
     press(at, "play")                                                  # from the end: starts again
     assert sentence(at)[0] == 0 and state.get_merges_view(at.session_state).playing
     press(at, "play")
@@ -287,6 +307,8 @@ def test_corpus_words_are_escaped_everywhere():
             bodies = [m.value for m in at.markdown] + [h.proto.body for h in at.html] + \
                      [c.value for c in at.caption] + [w.value for w in at.warning]
             for body in bodies:
+                if body == merges_control.keys_script():
+                    continue   # the one script on the page: our own file, verbatim, no user text in it
                 body = body.split("</style>", 1)[-1]
                 assert not raw.search(body), body[:300]
     # the tokens with "<" in them were drawn, escaped

@@ -216,6 +216,11 @@ def main(page):
     return page.get_by_test_id("stMain")
 
 
+def sentence(page, n: int = 0):
+    """The Merges page's step sentence (n: which trainer, in lockstep)."""
+    return page.locator(".mg-sentence").nth(n)
+
+
 def panel(page, key: str):
     """One Compare panel by its tokenizer key ("pretrained:gpt2", "trained:bbpe:merges")."""
     return page.locator(f'.tp-panel[data-tokenizer="{key}"]')

@@ -8,15 +8,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import WAIT, go_to, idle, intervals, load_preset, rerun, snap, train
+from tests.browser.conftest import WAIT, go_to, idle, intervals, load_preset, rerun, sentence, snap, train
 
 pytestmark = pytest.mark.browser
 
 VIEWPORT = {"width": 1280, "height": 900}    # a projector (conftest's `tab` fixture opens this size)
-
-
-def sentence(page, n: int = 0):
-    return page.locator(".mg-sentence").nth(n)
 
 
 def expect_step(page, k: int, of: int) -> None:

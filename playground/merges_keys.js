@@ -1,0 +1,144 @@
+// The Merges page's keyboard and autoplay, in the browser (merges_control.keys_script puts this on
+// the page with st.html(..., unsafe_allow_javascript=True): it runs in the app's own document).
+//
+// Keys: ← → step, Space plays or pauses, Home / End first and last step, wherever the focus is
+// on the page (a button just clicked, the slider, the lockstep toggle): the key is taken before
+// any widget sees it (window, capture phase) so Space never toggles a checkbox and arrows never
+// move a slider or a select box. Keys typed into a text field (or an open select box) are left
+// alone. Each press is queued and played as one click of its button, the next click only once
+// the page shows the step the last one caused and its run is over: five quick presses make five
+// steps.
+//
+// Autoplay: while the page says it is playing, Next is clicked on the browser's clock, at fixed
+// times (start + n × speed), so the time a run takes is not added to each step.
+//
+// The page's state is read from the empty span of class mg-state (data-step, data-last,
+// data-playing, data-speed) that every run of the Merges page draws; without it (another page)
+// all this does nothing. Installed once per document; a newer copy replaces the older one.
+// No less-than sign before a letter, a slash or "!" in this file: Streamlit's HTML sanitizer
+// (DOMPurify) drops a script whose text looks like it holds a tag (merges_control.keys_script checks).
+(function () {
+  const w = window;
+  const doc = w.document;
+  const old = w.__tpMergesKeys;
+  if (old) {
+    w.removeEventListener("keydown", old.down, true);
+    w.removeEventListener("keyup", old.up, true);
+    clearInterval(old.timer);
+  }
+  const KEYS = { ArrowLeft: "prev", ArrowRight: "next", " ": "play", Spacebar: "play",
+                 Home: "first", End: "last" };
+  const BUTTONS = { first: "merges_first", prev: "merges_prev", play: "merges_play",
+                    next: "merges_next", last: "merges_last" };
+  const MAX_QUEUE = 50;
+  const RETRY_MS = 1500;       // no run and no change this long after a click: it was lost
+  const MAX_TRIES = 3;
+  const s = { queue: [], waiting: null, due: null, swallowUp: false, presses: 0, clicks: 0,
+              log: [] };      // the last clicks: [action, clicked at, shown at, run over at] (ms)
+
+  function readState() {
+    const el = doc.querySelector(".mg-state");
+    if (!el) return null;
+    return { step: +el.dataset.step, last: +el.dataset.last, playing: el.dataset.playing === "1",
+             speed: +el.dataset.speed * 1000 };
+  }
+
+  function button(action) {
+    return doc.querySelector(".st-key-" + BUTTONS[action] + " button");
+  }
+
+  function typing(t) {
+    if (!t || !t.tagName) return false;
+    if (t.isContentEditable || t.tagName === "TEXTAREA") return true;
+    if (t.tagName !== "INPUT") return false;
+    // a select box: typing opens its list; closed, its text is just the choice shown
+    if (t.getAttribute("role") === "combobox") return t.getAttribute("aria-expanded") === "true";
+    const type = (t.type || "text").toLowerCase();
+    return !["checkbox", "radio", "button", "submit", "range", "reset"].includes(type);
+  }
+
+  function down(e) {
+    const action = KEYS[e.key];
+    if (!action || e.ctrlKey || e.metaKey || e.altKey || !readState() || typing(e.target)) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    s.swallowUp = action === "play";
+    const focused = doc.activeElement;
+    if (focused && focused !== doc.body && focused.blur) focused.blur();   // later keys come here too
+    s.presses += 1;
+    if (s.queue.length < MAX_QUEUE) s.queue.push(action);
+    pump();
+  }
+
+  function up(e) {
+    // a button or checkbox acts on Space's keyup: the press was ours, so is its release
+    if ((e.key === " " || e.key === "Spacebar") && s.swallowUp) {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      s.swallowUp = false;
+    }
+  }
+
+  function idle() {
+    const app = doc.querySelector('[data-testid="stApp"]');
+    return !app || app.dataset.testScriptState !== "running";
+  }
+
+  function click(action, st, auto) {
+    const b = button(action);
+    if (!b || b.disabled) return false;
+    s.waiting = { action: action, step: st.step, playing: st.playing, at: performance.now(), auto: auto,
+                  tries: 1 };
+    s.clicks += 1;
+    b.click();
+    return true;
+  }
+
+  function pump() {
+    const st = readState();
+    if (!st) { s.queue.length = 0; s.waiting = null; s.due = null; return; }
+    const now = performance.now();
+    if (s.waiting) {
+      // A click counts once the page shows what it did and its run is over: Streamlit may drop a
+      // button's click that arrives while a run is ending, so the next click waits for that.
+      const moved = st.step !== s.waiting.step || st.playing !== s.waiting.playing;
+      if (moved && !s.waiting.shown) s.waiting.shown = now;
+      // autoplay keeps the clock: its step is done once shown, the rest of the run may be cut short
+      // by the next step (Streamlit stops a run when a new one is asked for)
+      if (!idle() && !(moved && s.waiting.auto)) return;
+      if (!moved) {
+        if (now - s.waiting.at < RETRY_MS) return;
+        if (s.waiting.tries < MAX_TRIES) {            // the click was lost: once more
+          const b = button(s.waiting.action);
+          if (b && !b.disabled) {
+            s.waiting.tries += 1;
+            s.waiting.at = now;
+            s.clicks += 1;
+            b.click();
+            return;
+          }
+        }
+      }
+      if (!s.waiting.auto) s.due = null;          // a key press: a whole interval to the next step
+      s.log.push([s.waiting.action, Math.round(s.waiting.at), Math.round(s.waiting.shown || -1), Math.round(now)]);
+      if (s.log.length > 50) s.log.shift();
+      s.waiting = null;
+    }
+    if (s.queue.length && !idle()) return;
+    while (s.queue.length) {
+      if (click(s.queue.shift(), st, false)) return;   // a disabled button (nothing to do): next
+    }
+    if (!st.playing || !(st.speed > 0)) { s.due = null; return; }
+    if (s.due === null) { s.due = now + st.speed; return; }
+    if (now < s.due) return;
+    if (st.step >= st.last) return;               // the page stops playing at the last step itself
+    if (click("next", st, true)) {
+      s.due += st.speed;                          // on the clock, whatever the run took
+      if (s.due < now - st.speed) s.due = now;    // far behind (a slow run): no burst of catch-up steps
+    }
+  }
+
+  w.addEventListener("keydown", down, true);
+  w.addEventListener("keyup", up, true);
+  w.__tpMergesKeys = { down: down, up: up, timer: setInterval(pump, 25), state: s };
+})();

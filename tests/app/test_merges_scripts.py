@@ -1,0 +1,64 @@
+"""The Merges page (AppTest) on Chinese and emoji presets: byte-level BPE's steps read as
+characters (or bytes with their character), never as GPT-2's byte aliases first; the pair chart
+says "The top pair" in words and labels its bars readably."""
+import html
+import re
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from playground import state
+
+APP = Path(__file__).resolve().parents[2] / "app.py"
+ALIASES = "åäèçéæĪŃĹĺ¸¯¼ðŁ"
+
+
+def trained(key: str) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.run()
+    at.selectbox(key="corpus_preset").set_value(key)
+    at.button(key="corpus_load_preset").click().run()
+    at.button(key="corpus_train").click().run()
+    assert not at.exception
+    at.switch_page("pages/merges.py").run()
+    at.button_group(key="merges_model").set_value("bbpe").run()
+    assert not at.exception
+    return at
+
+
+def sentence(at: AppTest) -> str:
+    for m in at.markdown:
+        found = re.search(r'<div class="mg-sentence[^"]*" data-step="\d+">(.*)</div>', m.value, re.S)
+        if found:
+            return html.unescape(re.sub(r"<[^>]+>", "", found.group(1)))
+    raise AssertionError("no sentence")
+
+
+def walk(at: AppTest, steps) -> list[str]:
+    out = []
+    for k in steps:
+        at.slider(key="merges_step").set_value(k).run()
+        assert not at.exception
+        out.append(sentence(at))
+    return out
+
+
+def test_chinese_byte_level_reads_as_characters():
+    at = trained("chinese")
+    n = len(state.get_results(at.session_state).trace("bbpe").steps)
+    texts = walk(at, range(1, min(n, 40) + 1))
+    for t in texts:
+        assert not any(c in t for c in ALIASES), t
+    assert "<0x" in texts[0] and " of " in texts[0]          # bytes first, with their character
+    assert any(re.search(r"→ [\u4e00-\u9fff，。]+, id", t) for t in texts)   # whole characters as such
+    chart = at.get("plotly_chart")[0]
+    assert "The top" in chart.proto.spec and "Top 1 pairs" not in chart.proto.spec
+
+
+def test_emoji_byte_level_reads_as_characters():
+    at = trained("emoji")
+    n = len(state.get_results(at.session_state).trace("bbpe").steps)
+    texts = walk(at, range(1, n + 1, max(1, n // 30)))
+    for t in texts:
+        assert "ðŁ" not in t and "à¤" not in t, t
+    assert any(" of " in t for t in texts)

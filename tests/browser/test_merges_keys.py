@@ -1,0 +1,167 @@
+"""A talk by keyboard alone on the Merges page, in Chromium: after any click on the page (a button,
+the slider, the Lockstep toggle) ← → Space Home End step it and never work the widget; quick presses
+are all kept; autoplay keeps the browser's clock; the first Next on the KJV is quick.
+
+Each test waits for the state it asserts (the step sentence, "Step 3 of 43"), never for a time;
+timings are read from the page's own clock (performance.now) when the step text changes.
+Screenshots: tests/screenshots/merges-keys-*.png.
+"""
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import WAIT, go_to, idle, load_preset, sentence, train
+
+pytestmark = pytest.mark.browser
+
+VIEWPORT = {"width": 1280, "height": 900}   # the conftest's `tab` fixture opens this size
+
+
+def shows_step(page, k: int, of: int) -> None:
+    """The first step sentence says "Step k of n" (numbers as the page writes them: 1,234)."""
+    expect(sentence(page)).to_contain_text(f"Step {k:,} of {of:,}", timeout=WAIT)
+
+
+def train_preset(page, label: str) -> None:
+    page.open()
+    load_preset(page, label)
+    train(page)
+
+
+def to_merges(page) -> None:
+    go_to(page, "Merges")
+    page.locator(".mg-state").wait_for(state="attached")
+
+
+def steps_total(page) -> int:
+    return int(page.locator(".mg-state").get_attribute("data-last"))
+
+
+def record_steps(page) -> None:
+    """From now on, note (time, step) each time the first step sentence's number changes."""
+    page.evaluate("""() => {
+        window.__steps = [];
+        let last = null;
+        const poll = () => {
+            const el = document.querySelector('.mg-sentence');
+            const m = el && el.textContent.match(/^Step ([\\d,]+) of/);
+            const k = m ? +m[1].replace(/,/g, '') : null;
+            if (k !== null && k !== last) { window.__steps.push([performance.now(), k]); last = k; }
+            requestAnimationFrame(poll);
+        };
+        poll();
+    }""")
+
+
+def recorded(page) -> list:
+    return page.evaluate("window.__steps")
+
+
+def test_keys_work_after_clicking_any_control(tab, screenshot_dir):
+    train_preset(tab, "Sample · English prose")
+    to_merges(tab)
+    n = steps_total(tab)
+    shows_step(tab, 0, n)
+    # a click on Next leaves the focus on the button: arrows and Home/End still step the page
+    tab.get_by_role("button", name="Next").click()
+    shows_step(tab, 1, n)
+    tab.keyboard.press("ArrowRight")
+    shows_step(tab, 2, n)
+    tab.keyboard.press("ArrowLeft")
+    shows_step(tab, 1, n)
+    tab.keyboard.press("End")
+    shows_step(tab, n, n)
+    tab.keyboard.press("Home")
+    shows_step(tab, 0, n)
+    # the Lockstep toggle clicked on: Space plays and pauses, and never toggles it back off
+    toggle = tab.get_by_role("switch", name="Lockstep")
+    tab.locator(".st-key-merges_lockstep label").click()
+    expect(toggle).to_be_checked(timeout=WAIT)
+    idle(tab)
+    tab.keyboard.press("Space")
+    expect(tab.get_by_role("button", name="Pause")).to_be_visible(timeout=WAIT)
+    expect(toggle).to_be_checked(timeout=WAIT)
+    tab.keyboard.press("Space")
+    expect(tab.get_by_role("button", name="Play")).to_be_visible(timeout=WAIT)
+    expect(toggle).to_be_checked(timeout=WAIT)
+    tab.locator(".st-key-merges_lockstep label").click()      # back to one tokenizer, by mouse
+    expect(toggle).not_to_be_checked(timeout=WAIT)
+    idle(tab)
+    tab.keyboard.press("Home")
+    shows_step(tab, 0, n)
+    # the slider clicked: an arrow is one step of the page (not the slider's own move), once
+    thumb = tab.get_by_role("slider")
+    thumb.focus()
+    tab.keyboard.press("ArrowRight")
+    shows_step(tab, 1, n)
+    tab.keyboard.press("ArrowRight")
+    shows_step(tab, 2, n)
+    expect(tab).to_have_url(re.compile(r"[?&]step=2(&|$)"), timeout=WAIT)
+    # the autoplay speed select box clicked and closed: arrows do not change the speed
+    speed = tab.get_by_role("combobox", name="Autoplay speed")
+    speed.click()
+    tab.keyboard.press("Escape")
+    tab.keyboard.press("ArrowRight")
+    shows_step(tab, 3, n)
+    expect(tab.locator(".mg-state")).to_have_attribute("data-speed", "1", timeout=WAIT)
+    tab.screenshot(path=screenshot_dir / "merges-keys-after-clicks.png")
+
+
+def test_five_quick_presses_make_five_steps(tab):
+    train_preset(tab, "Sample · English prose")
+    to_merges(tab)
+    n = steps_total(tab)
+    tab.get_by_role("button", name="Next").click()     # a control has the focus, as in a talk
+    shows_step(tab, 1, n)
+    idle(tab)
+    record_steps(tab)
+    for _ in range(5):
+        tab.keyboard.press("ArrowRight")               # quick: no wait between presses
+    shows_step(tab, 6, n)
+    idle(tab)
+    tab.wait_for_function("window.__tpMergesKeys.state.queue.length === 0 && !window.__tpMergesKeys.state.waiting")
+    shows_step(tab, 6, n)                             # and no sixth step after the five
+    assert [k for _, k in recorded(tab)][-1] == 6
+    # and back: five quick ← from 6 is step 1
+    for _ in range(5):
+        tab.keyboard.press("ArrowLeft")
+    shows_step(tab, 1, n)
+
+
+def test_autoplay_steps_one_at_a_time(tab, screenshot_dir):
+    """Autoplay makes every step in turn, none skipped, and Space pauses it. How evenly it keeps
+    its 1 s is a figure, printed here and measured by the bench, never asserted: on two shared
+    cores a run can take longer than a tick."""
+    train_preset(tab, "Sample · English prose")
+    to_merges(tab)
+    n = steps_total(tab)
+    assert n >= 10
+    record_steps(tab)
+    tab.get_by_role("button", name="Play").click()
+    shows_step(tab, 8, n)
+    tab.keyboard.press("Space")                        # pause
+    expect(tab.get_by_role("button", name="Play")).to_be_visible(timeout=WAIT)
+    steps = recorded(tab)
+    times = {k: t for t, k in steps}
+    gaps = [(times[k + 1] - times[k]) / 1000 for k in range(1, 8)]
+    print("autoplay gaps (s):", [round(g, 3) for g in gaps])
+    print("clicks [action, clicked, shown, run over] (ms):", tab.evaluate("window.__tpMergesKeys.state.log"))
+    assert [k for _, k in steps][:9] == list(range(9))   # one step at a time, none skipped
+    tab.screenshot(path=screenshot_dir / "merges-keys-autoplay.png")
+
+
+def test_first_next_on_the_kjv_steps(tab, screenshot_dir):
+    """The first → after training the KJV makes step 1 (its time is printed, not asserted)."""
+    train_preset(tab, "Sample · King James Bible")
+    to_merges(tab)
+    n = steps_total(tab)
+    shows_step(tab, 0, n)
+    record_steps(tab)
+    start = tab.evaluate("performance.now()")
+    tab.keyboard.press("ArrowRight")
+    shows_step(tab, 1, n)
+    took = (recorded(tab)[-1][0] - start) / 1000
+    print(f"first Next on the KJV: {took:.3f} s")
+    idle(tab)
+    tab.screenshot(path=screenshot_dir / "merges-keys-kjv-step1.png")
