@@ -101,6 +101,12 @@ def _value(c, score_rule: Optional[str]):
     return float(c.score) if score_rule == "likelihood" else c.count
 
 
+def top_pairs_title(shown: int, by: str) -> str:
+    """On two lines, so it fits a narrow column: top_pairs_title(1, "count") == "The top pair<br>by count";
+    top_pairs_title(8, "score") == "The top 8 pairs<br>by score"."""
+    return (f"The top pair<br>by {by}" if shown == 1 else f"The top {shown:,} pairs<br>by {by}")
+
+
 def pair_frequency_chart(step: MergeStep, score_rule: Optional[str] = None, top: Optional[int] = None) -> go.Figure:
     """Top-K candidate pairs of one step as horizontal bars, best at the top: the winner in red,
     the pairs that tied with it in orange. WordPiece likelihood ranks by score, so bars show it.
@@ -129,7 +135,7 @@ def pair_frequency_chart(step: MergeStep, score_rule: Optional[str] = None, top:
     what = "score" if score_rule == "likelihood" else "count"
     return _frame(fig, height=max(260, 48 * len(cands) + 110), margin=dict(l=4, r=8, t=84, b=10),
                   uniformtext=dict(minsize=14, mode="hide"),   # one size for all; a value that needs less is left to the hover
-                  title=_title(f"Top {len(cands)} pair{'s' if len(cands) != 1 else ''}<br>by {what}",
+                  title=_title(top_pairs_title(len(cands), what),
                                19 if narrow else 20),
                   xaxis=dict(title=_axis_title(what), automargin=True, nticks=3 if narrow else 4,
                              tickfont=dict(size=15 if narrow else TICK_SIZE), rangemode="tozero",

@@ -281,11 +281,6 @@ def keys_script() -> str:
 
 # ---------------------------------------------------------------- the pair chart, readable
 
-def chart_title(shown: int, by: str) -> str:
-    """chart_title(1, "count") == "The top pair by count"; chart_title(8, "score") == "The top 8 pairs by score"."""
-    return f"The top pair by {by}" if shown == 1 else f"The top {shown:,} pairs by {by}"
-
-
 def pair_labels(trace: Trace, step, facts: TraceFacts, top: int) -> list[tuple[str, str]]:
     """(label, alias) of each candidate pair drawn, best first: for a byte-level trace the pair as
     its bytes read (`分 + 词`, `<0xE5> + <0x88>` of 分), with the vocabulary's spelling second."""
@@ -309,7 +304,6 @@ def pair_labels(trace: Trace, step, facts: TraceFacts, top: int) -> list[tuple[s
 def readable_pairs(fig, trace: Trace, step, facts: TraceFacts, shown: int, by: str) -> None:
     """The pair chart (charts.pair_frequency_chart) with its title in words and, byte-level,
     readable pair labels (the byte-alphabet spelling in the hover)."""
-    fig.update_layout(title_text=chart_title(shown, by))
     if not trace.config.byte_level or facts.tokenizer is None or not fig.data:
         return
     pairs = pair_labels(trace, step, facts, shown)[::-1]

@@ -103,6 +103,6 @@ def test_count_axes_have_whole_ticks_and_titles_their_number():
     fig = charts.pair_frequency_chart(late, top=6)
     assert fig.layout.xaxis.dtick == 1                  # no tick at 0.5 (written "500m")
     one = charts.pair_frequency_chart(dataclasses.replace(late, candidates=late.candidates[:1]), top=6)
-    assert one.layout.title.text == "Top 1 pair<br>by count"
+    assert one.layout.title.text == "The top pair<br>by count"
     big = charts.pair_frequency_chart(trace.steps[0])
     assert big.layout.xaxis.dtick is None and big.layout.xaxis.tickformat == "~s"

@@ -5,7 +5,7 @@ import re
 
 from core.corpus import count_words
 from core.trainer import TrainConfig, train
-from playground import labels, merges_control, stepper
+from playground import charts, labels, merges_control, stepper
 
 
 def trained(text: str, merges: int = 40, model: str = "bbpe"):
@@ -72,8 +72,8 @@ def test_pair_chart_labels_and_title():
                                       tokenizer=tok)
     pairs = merges_control.pair_labels(trace, step, facts, 3)
     assert pairs[0][0].startswith("⟨") and "(of " in pairs[0][0] and pairs[0][1] == f"{step.pair[0]} + {step.pair[1]}"
-    assert merges_control.chart_title(1, "count") == "The top pair by count"
-    assert merges_control.chart_title(8, "score") == "The top 8 pairs by score"
+    assert charts.top_pairs_title(1, "count") == "The top pair<br>by count"
+    assert charts.top_pairs_title(8, "score") == "The top 8 pairs<br>by score"
 
 
 def test_state_marker_and_script():

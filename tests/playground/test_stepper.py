@@ -269,7 +269,7 @@ def test_pair_chart_top_and_title():
     trace = seed_trace("seed-000", "bpe")
     fig = charts.pair_frequency_chart(trace.steps[0], top=4)
     assert len(fig.data[0].y) == 4 and list(fig.data[0].marker.color)[::-1][0] == charts.WINNER
-    assert fig.layout.title.text == "Top 4 pairs<br>by count" and fig.layout.font.size >= 18
+    assert fig.layout.title.text == "The top 4 pairs<br>by count" and fig.layout.font.size >= 18
 
 
 def test_count_vs_score_marks_winner_tied_and_shares_labels():
