@@ -1,4 +1,6 @@
 """Corpus page: choose a corpus (preset, paste, upload), see its statistics, set the three
+(Over 400 lines: the first screen, three ways in (preset, paste, upload), the statistics and three
+trainers' settings are all this page's widgets; moving its first screen into playground/ is next.)
 trainers, train them. Widgets -> core calls (cached in playground.training) -> render.
 
 Errors from the engine are PlaygroundErrors with one-line messages: shown with st.error, and
