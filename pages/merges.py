@@ -202,7 +202,8 @@ def _tree(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) ->
                    f"{MODEL_LABELS[trace.config.model]} vocabulary.")
         return
     made = facts.made_at.get(token)
-    st.graphviz_chart(charts.merge_tree_dot(trace, token))
+    st.graphviz_chart(charts.merge_tree_dot(trace, token, shown=lambda t: mc.token_text(trace, facts, t),
+                                            spelled=stepper.show_token if trace.config.byte_level else None))
     shown = "“" + views.md_escape(mc.token_text(trace, facts, token)) + "”"
     if made is None:
         st.caption(f"{shown} is a symbol of the alphabet: no merge made it.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 import plotly.graph_objects as go
@@ -280,8 +280,13 @@ def merge_tree(trace: Trace, token: str):
     return build(token)
 
 
-def merge_tree_dot(trace: Trace, token: str) -> str:
-    """Graphviz DOT of merge_tree (st.graphviz_chart draws it). Labels are quoted, so any text is safe."""
+def merge_tree_dot(trace: Trace, token: str, shown: Optional[Callable[[str], str]] = None,
+                   spelled: Optional[Callable[[str], str]] = None) -> str:
+    """Graphviz DOT of merge_tree (st.graphviz_chart draws it). Labels are quoted, so any text is safe.
+    `shown(token)`: the text a node shows (byte-level tokens as their characters, labels.py);
+    `spelled(token)`: the vocabulary's own spelling, second, as the node's tooltip (GPT-2's byte
+    alphabet: shown "分", spelled "åĪĨ"). Without them the token is its own label."""
+    shown = shown or (lambda t: t)
     steps = trace.made_at
     lines = ['digraph G {', 'rankdir=TB; node [shape=box, style="rounded,filled", fillcolor="#FFD6A5", '
              'fontname="Courier", fontsize=24, margin="0.2,0.1"]; edge [penwidth=2, color="#8a8f98"]; '
@@ -295,9 +300,12 @@ def merge_tree_dot(trace: Trace, token: str) -> str:
         counter[0] += 1
         nid = f"n{counter[0]}"
         tok = node[0]
-        label = tok if len(node) == 1 else f"{tok}\\nstep {steps.get(tok, '?')}"
+        text = shown(tok)
+        label = text if len(node) == 1 else f"{text}\\nstep {steps.get(tok, '?')}"
         colour = "#CAFFBF" if len(node) == 1 else "#FFD6A5"
-        lines.append(f'{nid} [label={q(label).replace(chr(92)*2 + "n", chr(92) + "n")}, fillcolor="{colour}"];')
+        alias = spelled(tok) if spelled else ""
+        tooltip = f", tooltip={q('spelled ' + alias + ' in the vocabulary')}" if alias and alias != text else ""
+        lines.append(f'{nid} [label={q(label).replace(chr(92)*2 + "n", chr(92) + "n")}, fillcolor="{colour}"{tooltip}];')
         for child in node[1:]:
             lines.append(f"{nid} -> {emit(child)};")
         return nid

@@ -92,3 +92,19 @@ def test_corpus_at_a_step_reads_as_characters():
     shown = re.sub(r"<[^>]+>", "", view.html.split("</style>", 1)[1])
     assert "<0x" not in shown and "&lt;0x" not in shown and "分词" in shown.replace(" ", "")
     assert view.made >= 1 and "tp-hl" in view.html      # the first merge's bytes: their characters outlined
+
+
+def test_merge_tree_reads_as_characters():
+    """The merge tree of a Chinese byte-level token shows 分, its byte halves as bytes of 分, and
+    the GPT-2 spelling only as each node's tooltip."""
+    trace, tok = trained("分词是自然语言处理的第一步。分词很重要，分词很难。" * 3)
+    facts = merges_control.TraceFacts(token_ids=trace.token_to_id, curves=None, merged=(),
+                                      made_at=trace.made_at, tokenizer=tok)
+    dot = charts.merge_tree_dot(trace, "åĪĨ", shown=lambda t: merges_control.token_text(trace, facts, t),
+                                spelled=stepper.show_token)
+    labels_drawn = re.findall(r'label="([^"]*)"', dot)
+    assert labels_drawn[0].startswith("分\\nstep ")
+    assert any(text.startswith("<0xE5><0x88> of 分") for text in labels_drawn)
+    assert not any(c in "".join(labels_drawn) for c in "åĪĨ")
+    assert 'tooltip="spelled åĪĨ in the vocabulary"' in dot
+    assert 'label="åĪĨ' in charts.merge_tree_dot(trace, "åĪĨ")        # without labels: as spelled
