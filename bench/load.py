@@ -55,11 +55,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(log_path: Path) -> tuple[subprocess.Popen, str]:
+def start_server(log_path: Path, script: str = "app.py") -> tuple[subprocess.Popen, str]:
+    """`streamlit run script` (a path from the repository's root) on a free loopback port."""
     port = free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "TIKTOKEN_CACHE_DIR": ""}
     log = open(log_path, "w")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.headless=true",
                              f"--server.port={port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none"],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

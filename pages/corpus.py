@@ -243,7 +243,11 @@ def _apply_variant(model: str, changes: dict) -> None:
 # ---------------------------------------------------------------- settings from widgets
 
 def _current_settings() -> Settings:
-    """Seed the settings widgets from state (they lose their values on other pages), then read them."""
+    """Read the settings widgets (seeded from state: they lose their values on other pages) and
+    write each value back, every run. A widget reaches the browser with its value only in a run that
+    wrote it; one drawn first in a later run (a click cut short the run that wrote it, likely when the
+    server is busy) shows its own default instead, 1 for a vocabulary size, and the next click sends
+    that back: ten sessions training at once under load trained one with every size 1."""
     stored = state.get_settings()
     configs = {}
     for model in MODELS:
@@ -251,8 +255,8 @@ def _current_settings() -> Settings:
         values = {}
         for field, value in views.config_to_widgets(base).items():
             key = K.setting(model, field)
-            state.init_widget(key, value)
             values[field] = state.widget_value(key, value)
+            state.show_widget(key, values[field])
         configs[model] = views.widgets_to_config(model, values, base)
     settings = Settings.from_configs(configs)
     state.set_settings(settings)

@@ -2,24 +2,14 @@
 is on screen (the button names its corpus, pasted text trains in one click, never the previous
 corpus silently); a hint for scripts without spaces that switches the pre-tokenizer in one click;
 vocabulary sizes that follow the corpus; why the alphabets differ in size."""
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
 from playground import state
-
-APP = Path(__file__).resolve().parents[2] / "app.py"
+from tests.app.conftest import new_app
 # 60 lines of Chinese and English, as in the report: an alphabet of hundreds of characters
 CHINESE = "".join(chr(0x4E00 + (i * 37 + j * 11) % 2500) for i in range(60) for j in range(9))
 MIXED = "\n".join(f"{CHINESE[i * 9:(i + 1) * 9]}是第{i}行。line {i} of the text" if i % 6 == 0
                   else f"{CHINESE[i * 9:(i + 1) * 9]}，这是第{i}行的句子。" for i in range(60))
-
-
-def new_app() -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    at.run()
-    assert not at.exception
-    return at
 
 
 def run(target) -> AppTest:
@@ -91,3 +81,19 @@ def test_a_vocabulary_below_the_alphabet_is_fixed_in_one_click():
     assert at.number_input(key="corpus_bpe_vocab_size").value == 12 + 200
     run(at.button(key="corpus_train").click())
     assert not at.error
+
+
+def test_settings_reach_the_browser_in_every_run():
+    """A widget's value reaches the browser only in a run that writes it; drawn first in a later run,
+    it would show its own default (1 for a vocabulary size) and send that back with the next click.
+    So every run writes the settings widgets: each run's number inputs carry their value."""
+    at = new_app()
+    run(at.text_area(key="corpus_paste").input("abab " * 6 + "xyz"))
+    run(at.button(key="corpus_use_paste").click())
+    run(at)                                                  # a later run that changed nothing
+    for model, size in (("bpe", 500), ("bbpe", 512), ("wordpiece", 500)):
+        proto = at.number_input(key=f"corpus_{model}_vocab_size").proto
+        assert proto.set_value and proto.value == size, (model, proto.set_value, proto.value)
+    run(at.button(key="corpus_train").click())
+    assert "Trained all three" in [s.label for s in at.status] or state.get_results(at.session_state) is not None
+    assert state.get_settings(at.session_state).bpe.vocab_size == 500

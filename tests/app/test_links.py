@@ -4,14 +4,13 @@ settings and trained results in a new session (as F5 or a copied link does); a c
 or a key that is not a digest says so, with a way to the Corpus page."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from playground import compare, corpus_store, state
+from tests.support import APP
 
-APP = Path(__file__).resolve().parents[2] / "app.py"
 
 
 @pytest.fixture(autouse=True)

@@ -3,13 +3,12 @@ characters (or bytes with their character), never as GPT-2's byte aliases first;
 says "The top pair" in words and labels its bars readably."""
 import html
 import re
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from playground import state
+from tests.support import APP
 
-APP = Path(__file__).resolve().parents[2] / "app.py"
 ALIASES = "åäèçéæĪŃĹĺ¸¯¼ðŁ"
 
 

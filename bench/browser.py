@@ -1,0 +1,276 @@
+"""What a user waits for in the browser, against Streamlit's own floor, measured in one run.
+
+    .venv/bin/python bench/browser.py              # about 3 minutes
+    .venv/bin/python bench/browser.py --repeat 30 --shots /tmp/shots
+
+Two servers, started the same way (`streamlit run`, headless, loopback): the app, and
+bench/floor_app.py, a one-button app (click -> one line of text redrawn). One headless Chromium
+(/usr/bin/chromium) drives both. Every figure is taken the same way: from the user's action
+(a click, a key press, a page load) until the server has sent that run's `script_finished` on the
+page's websocket, the app shows no run under way, and two animation frames have passed (the browser
+has painted). Wall times in Python around the same Playwright calls, so the floor carries the same
+driver overhead as the app.
+
+Figures (p50 / p95 / max, and the ratio to the floor's p50 / p95):
+  floor              click -> text redrawn, --repeat times
+  cold start         a new browser session opening the app -> its first page drawn and idle
+  train KJV          "Train all three" on the KJV preset -> "Trained all three", against the
+                     command line training the same three models with the same settings
+  first step         the first Next after training on the KJV (the Merges page just opened)
+  step               Next on the KJV, --repeat times
+  keys               five quick -> presses: how many steps they made
+  autoplay           the intervals between steps at the 1 s speed
+  compare 10k / 100k Compare with 10,000 (and 100,000) characters of mixed scripts (Chinese,
+                     English, emoji, Python code) through the tokenizers the page shows by
+                     default: Ctrl+Enter -> drawn; the main area's HTML size and element count
+The load average is printed at the start and the end. Nothing here is asserted; tests never run it.
+"""
+from __future__ import annotations
+
+import argparse
+import inspect as pyinspect
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))          # bench/: load.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the repository: core
+
+from load import CHROMIUM, CHROMIUM_ARGS, ROOT, start_server  # noqa: E402
+
+WAIT = 600_000
+APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+KJV = "Sample · King James"
+
+
+# ---------------------------------------------------------------- one action, timed the same way everywhere
+
+def _run_finished(payload) -> bool:
+    if not isinstance(payload, bytes):
+        return False
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    msg = ForwardMsg()
+    try:
+        msg.ParseFromString(payload)
+    except Exception:
+        return False
+    return (msg.WhichOneof("type") == "script_finished"
+            and msg.script_finished != ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN)
+
+
+def painted(page) -> None:
+    page.locator(APP_IDLE).wait_for(timeout=WAIT)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def timed(page, action) -> float:
+    """Seconds from `action()` until its run has finished and the page is painted."""
+    t0 = time.perf_counter()
+    with page.stream.expect_event("framereceived", predicate=_run_finished, timeout=WAIT):
+        action()
+    painted(page)
+    return time.perf_counter() - t0
+
+
+def new_page(browser, width: int = 1280):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(WAIT)
+
+    def watch(ws):
+        if ws.url.endswith("/_stcore/stream"):
+            page.stream = ws
+    page.on("websocket", watch)
+    return page
+
+
+def open_timed(browser, url: str):
+    """(seconds from goto to the first page drawn and idle, the page)."""
+    page = new_page(browser)
+    t0 = time.perf_counter()
+    page.goto(url, wait_until="commit")
+    page.get_by_test_id("stMain").locator("h1, p").first.wait_for(timeout=WAIT)
+    painted(page)
+    return time.perf_counter() - t0, page
+
+
+# ---------------------------------------------------------------- figures
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def row(label: str, values: list[float], floor: list[float] | None = None, extra: str = "") -> str:
+    p50, p95 = statistics.median(values), pct(values, 0.95)
+    text = f"{label:<30} {p50 * 1000:8.0f} {p95 * 1000:8.0f} {max(values) * 1000:8.0f} ms  (n={len(values)})"
+    if floor:
+        text += f"   {p50 / statistics.median(floor):5.2f}x / {p95 / pct(floor, 0.95):5.2f}x floor"
+    return text + (f"   {extra}" if extra else "")
+
+
+def mixed_scripts(chars: int) -> str:
+    """Chinese, English and emoji (core.corpora.mixed_text) with Python code between paragraphs."""
+    from core.corpora import mixed_text
+    prose = mixed_text(chars * 4).split("\n")
+    code = pyinspect.getsource(textwrap).split("\n\n")
+    parts, size, i = [], 0, 0
+    while size < chars:
+        part = "\n".join(prose[i * 3:(i + 1) * 3]) if i % 2 == 0 else code[i % len(code)]
+        parts.append(part)
+        size += len(part) + 2
+        i += 1
+    return "\n\n".join(parts)[:chars]
+
+
+def html_size(page) -> tuple[int, int]:
+    return page.evaluate("""() => { const m = document.querySelector('[data-testid=stMain]');
+        return [m.innerHTML.length, m.querySelectorAll('*').length]; }""")
+
+
+def cli_training_seconds() -> float:
+    """The command line training the KJV as the preset does (2,000 merges for each of the three
+    models, default settings, the trace saved), whole processes one after another."""
+    from core.presets import load_kjv
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "kjv.txt"
+        path.write_text(load_kjv(), encoding="utf-8")
+        t0 = time.perf_counter()
+        for model in ("bpe", "bbpe", "wordpiece"):
+            subprocess.run([sys.executable, "-m", "core", "train", str(path), "--model", model,
+                            "--vocab-size", "1000000", "--max-merges", "2000",
+                            "--save", str(Path(tmp) / f"{model}.json")], cwd=ROOT, check=True,
+                           stdout=subprocess.DEVNULL)
+        return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=20, help="floor clicks and Merges steps")
+    ap.add_argument("--shots", type=Path, help="save screenshots (Compare with 100,000 characters) here")
+    args = ap.parse_args()
+    if not Path(CHROMIUM).exists():
+        raise SystemExit(f"needs {CHROMIUM} (Debian package chromium)")
+    from playwright.sync_api import sync_playwright
+    print(f"load average {os.getloadavg()[0]:.2f} at start; {os.cpu_count()} cores")
+    print(f"{'':<30} {'p50':>8} {'p95':>8} {'max':>8}")
+    logs = Path(tempfile.mkdtemp(prefix="bench-browser-"))
+    app, app_url = start_server(logs / "app.log")
+    floor_proc, floor_url = start_server(logs / "floor.log", "bench/floor_app.py")
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            floor = measure_floor(browser, floor_url, args.repeat)
+            print(row("floor: click -> redrawn", floor))
+            measure_app(browser, app_url, floor, args)
+            browser.close()
+    finally:
+        for proc in (app, floor_proc):
+            proc.terminate()
+            proc.wait(timeout=15)
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+
+
+def measure_floor(browser, url: str, repeat: int) -> list[float]:
+    _, page = open_timed(browser, url)
+    button = page.get_by_role("button", name="Click")
+    timed(page, button.click)                         # warm
+    times = [timed(page, button.click) for _ in range(repeat)]
+    page.context.close()
+    return times
+
+
+def measure_app(browser, url: str, floor: list[float], args) -> None:
+    colds = []
+    for _ in range(3):
+        seconds, page = open_timed(browser, url)
+        colds.append(seconds)
+        page.context.close()
+    print(row("cold start (first page drawn)", colds, extra="(the first is the server's first session)"))
+
+    seconds, page = open_timed(browser, url)
+    page.get_by_role("combobox", name="Preset").click()
+    timed(page, page.get_by_role("option", name=KJV).first.click)
+    timed(page, page.get_by_role("button", name="Load preset").click)
+    train = timed(page, page.get_by_role("button", name="Train all three").click)
+    page.get_by_text("Trained all three").first.wait_for(timeout=WAIT)
+    cli = cli_training_seconds()
+    print(f"{'train KJV from the page':<30} {train * 1000:8.0f} ms   command line, same three models: "
+          f"{cli * 1000:.0f} ms   {train / cli:.2f}x")
+
+    timed(page, page.get_by_test_id("stSidebarNav").get_by_role("link", name="Merges").click)
+    next_button = page.get_by_role("button", name="Next")
+    first = timed(page, next_button.click)
+    print(row("first step after training", [first], floor))
+    steps = [timed(page, next_button.click) for _ in range(args.repeat)]
+    print(row("step (Next on the KJV)", steps, floor))
+
+    sentence = page.locator(".mg-sentence").first
+    before = sentence.inner_text()
+    page.get_by_test_id("stMain").locator("h1").first.click()      # focus on the page, not a control
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    made = keys_made(page, sentence, before)
+    print(f"{'five quick -> presses':<30} {made} steps")
+    print(autoplay_row(page))
+    page.context.close()
+
+    for chars in (10_000, 100_000):
+        compare(browser, url, chars, floor, args.shots)
+
+
+def step_number(text: str) -> int:
+    import re
+    m = re.search(r"Step ([\d,]+)", text)
+    return int(m.group(1).replace(",", "")) if m else -1
+
+
+def keys_made(page, sentence, before: str) -> int:
+    """Steps the presses made, once the runs they started have all ended."""
+    start = step_number(before)
+    last, stable = None, 0
+    while stable < 3:                                 # three idle checks in a row with the same step
+        painted(page)
+        now = step_number(page.locator(".mg-step-of, .mg-sentence").first.inner_text())
+        stable = stable + 1 if now == last else 0
+        last = now
+    return last - start
+
+
+def autoplay_row(page) -> str:
+    """Intervals between step changes while playing at 1 s (the page's speed box)."""
+    page.evaluate("""() => { window.__steps = []; const target = document.querySelector('[data-testid=stMain]');
+        new MutationObserver(() => { const s = document.querySelector('.mg-sentence');
+          const t = s ? s.textContent : ''; if (window.__last !== t) { window.__last = t; window.__steps.push(performance.now()); } })
+        .observe(target, {subtree: true, childList: true, characterData: true}); }""")
+    page.get_by_role("button", name="Play").click()
+    page.wait_for_function("() => window.__steps.length >= 9", timeout=WAIT)
+    page.get_by_role("button", name="Pause").click()
+    stamps = page.evaluate("window.__steps")
+    gaps = [(b - a) / 1000 for a, b in zip(stamps[1:], stamps[2:])]
+    return row("autoplay at 1 s: intervals", gaps, extra="(target 1.0 s ± 0.2)")
+
+
+def compare(browser, url: str, chars: int, floor: list[float], shots: Path | None) -> None:
+    text = mixed_scripts(chars)
+    _, page = open_timed(browser, url + "/compare")
+    box = page.get_by_role("textbox", name="Text", exact=True)
+    times = []
+    for i in range(3 if chars <= 10_000 else 1):
+        box.fill(text[:-1] + str(i))                  # a different text each time: a real rerun
+        times.append(timed(page, lambda: box.press("Control+Enter")))
+    size, elements = html_size(page)
+    print(row(f"compare {chars:,} chars", times, floor, extra=f"HTML {size / 1e6:.2f} MB, {elements:,} elements"))
+    if shots:
+        shots.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shots / f"compare-{chars}.png"), full_page=False)
+    page.context.close()
+
+
+if __name__ == "__main__":
+    main()
