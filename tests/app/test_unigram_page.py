@@ -1,0 +1,153 @@
+"""Unigram through the app (AppTest): opted in on the Corpus page, trained with the three on a
+seed-size corpus, stepped on its page, its lattice checked against the core, bad sizes refused."""
+from __future__ import annotations
+
+import math
+
+from core import presets
+from core.trainer import TrainConfig
+from core.unigram import UnigramConfig, size_limits, train_unigram
+from core.unigram_reference import build_lattice, forward_backward
+from playground import state
+from playground import unigram_view as uv
+from playground.state import UnigramKeys as UK
+from tests.app.conftest import load_preset, new_app, train
+
+PRESET = "seed-001"     # 202 characters; a vocabulary of 32 takes two prunings
+
+
+def _words():
+    """The preset's words as the app counts them for Unigram (whitespace, no normalizer)."""
+    return presets.words_for(presets.get_preset(PRESET), TrainConfig(model="bpe").resolved())
+
+
+def _opt_in(at, size: int):
+    at.toggle(key=UK.ON).set_value(True).run()
+    at.number_input(key=UK.VOCAB_SIZE).set_value(size).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _trained(size: int = 32):
+    at = _opt_in(load_preset(new_app(), PRESET), size)
+    return train(at)
+
+
+def test_unigram_trains_with_the_three_and_matches_the_core():
+    at = _trained()
+    result = state.get_unigram(at.session_state)
+    assert result is not None and state.get_results(at.session_state) is not None
+    expected = train_unigram(_words(), UnigramConfig(vocab_size=32))
+    assert result.trace == expected
+    assert len(result.trace.prunes) >= 2
+    assert at.button(key="corpus_train").label.startswith("Train all four")
+    assert not at.error
+
+
+def test_stepping_iterations_shows_each_step_and_its_charts():
+    at = _trained()
+    at.switch_page("pages/unigram.py").run()
+    assert not at.exception, at.exception
+    steps = uv.iterations(state.get_unigram(at.session_state).trace)
+    kinds = []
+    for k in range(len(steps)):
+        view = state.get_unigram_view(at.session_state)
+        assert view.step == k
+        assert at.slider(key=UK.STEP).value == k
+        assert any(f"Step {k} of {len(steps) - 1}" in m.value for m in at.markdown)
+        kinds.append(steps[k].kind)
+        if k < len(steps) - 1:
+            at.button(key=UK.NEXT).click().run()
+            assert not at.exception, at.exception
+    assert "prune" in kinds and "em" in kinds and kinds[0] == "seeds" and kinds[-1] == "final"
+    at.button(key=UK.FIRST).click().run()
+    assert state.get_unigram_view(at.session_state).step == 0
+    at.button(key=UK.LAST).click().run()
+    assert state.get_unigram_view(at.session_state).step == len(steps) - 1
+
+
+def test_a_pruning_step_draws_the_pruned_pieces_chart():
+    at = _trained()
+    at.switch_page("pages/unigram.py").run()
+    steps = uv.iterations(state.get_unigram(at.session_state).trace)
+    prune = next(it.index for it in steps if it.kind == "prune")
+    at.slider(key=UK.STEP).set_value(prune).run()
+    assert not at.exception, at.exception
+    assert state.get_unigram_view(at.session_state).step == prune
+    assert any("second-best segmentation" in c.value for c in at.caption)
+
+
+def test_lattice_shares_add_up_to_the_words_total_from_the_core():
+    trace = train_unigram(_words(), UnigramConfig(vocab_size=32))
+    steps = uv.iterations(trace)
+    words = [w for w in uv.short_words(*zip(*trace_words())) if len(w) >= 3][:5]
+    assert words
+    for it in steps:
+        for word in words:
+            lat = uv.word_lattice(it.pieces, word)
+            ids = {p: i + 1 for i, (p, _) in enumerate(it.pieces)}
+            scores = [min(s for _, s in it.pieces) - 10.0] + [s for _, s in it.pieces]
+            core_lat = build_lattice(lat.word, ids, scores, 16, scores[0])
+            log_z = forward_backward(core_lat, 1, [0.0] * len(scores))
+            total = math.fsum(math.exp(s.log_prob) for s in lat.segmentations)
+            assert math.isclose(total, math.exp(log_z), rel_tol=1e-9), (it.index, word)
+            assert math.isclose(math.fsum(s.probability for s in lat.segmentations), 1.0, rel_tol=1e-9)
+            assert sum(s.viterbi for s in lat.segmentations) == 1
+            best = lat.viterbi_path
+            assert best.log_prob == max(s.log_prob for s in lat.segmentations)
+
+
+def trace_words():
+    words = _words()
+    return list(zip(words.words, words.counts))
+
+
+def test_the_page_draws_the_lattice_of_the_chosen_word():
+    at = _trained()
+    at.switch_page("pages/unigram.py").run()
+    at.selectbox(key=UK.WORD).set_value("the").run()
+    assert not at.exception, at.exception
+    html = "".join(h.proto.body for h in at.get("html"))
+    trace = state.get_unigram(at.session_state).trace
+    lat = uv.word_lattice(uv.iterations(trace)[0].pieces, "the")
+    assert f'data-segmentations="{len(lat.segmentations)}"' in html
+    assert html.count("ug-row ug-best") == 1
+
+
+def test_a_size_below_the_characters_says_the_limits_and_keeps_the_results():
+    at = train(load_preset(new_app(), PRESET))
+    before = state.get_results(at.session_state)
+    low, high = size_limits(_words(), UnigramConfig(vocab_size=10))
+    _opt_in(at, low - 1)
+    assert any(f"at least {low}" in w.value and f"at most {high}" in w.value for w in at.warning)
+    train(at)
+    errors = [e.value.replace("\\", "") for e in at.error]   # Markdown escapes dropped
+    assert len(errors) == 1 and "Unigram" in errors[0] and f"at least {low}" in errors[0] \
+        and f"at most {high}" in errors[0], errors
+    assert state.get_results(at.session_state) is before
+    assert state.get_unigram(at.session_state) is None
+
+
+def test_a_size_above_the_seed_pieces_says_the_limits_and_the_fit_button_fixes_it():
+    at = load_preset(new_app(), PRESET)
+    low, high = size_limits(_words(), UnigramConfig(vocab_size=10))
+    _opt_in(at, high + 50)
+    train(at)
+    errors = [e.value.replace("\\", "") for e in at.error]   # Markdown escapes dropped
+    assert len(errors) == 1 and f"more than this corpus can give: at most {high}" in errors[0], errors
+    at.button(key=UK.FIT).click().run()
+    assert at.number_input(key=UK.VOCAB_SIZE).value == high
+    train(at)
+    assert not at.error and state.get_unigram(at.session_state) is not None
+
+
+def test_a_corpus_too_small_to_train_says_so():
+    at = new_app()
+    at.text_area(key="corpus_paste").input("a a a")
+    at.button(key="corpus_use_paste").click().run()
+    _opt_in(at, 10)
+    assert any("too small" in w.value for w in at.warning), [w.value for w in at.warning]
+    train(at)
+    errors = [e.value.replace("\\", "") for e in at.error]   # Markdown escapes dropped
+    assert len(errors) == 1 and "at most 2" in errors[0], errors
+    assert state.get_unigram(at.session_state) is None
