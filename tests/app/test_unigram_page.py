@@ -6,7 +6,7 @@ import math
 
 from core import presets
 from core.trainer import TrainConfig
-from core.unigram import UnigramConfig, size_limits, train_unigram
+from core.unigram import UnigramConfig, UnigramTokenizer, size_limits, train_unigram
 from core.unigram_reference import build_lattice, forward_backward
 from playground import state
 from playground import unigram_view as uv
@@ -151,3 +151,41 @@ def test_a_corpus_too_small_to_train_says_so():
     errors = [e.value.replace("\\", "") for e in at.error]   # Markdown escapes dropped
     assert len(errors) == 1 and "at most 2" in errors[0], errors
     assert state.get_unigram(at.session_state) is None
+
+
+# ---------------------------------------------------------------- Compare, Inspect and the export
+
+def test_compare_offers_the_trained_unigram_and_encodes_with_it():
+    at = _trained()
+    at.switch_page("pages/compare.py").run()
+    box = at.multiselect(key="compare_tokenizers")
+    assert "Unigram · Viterbi" in box.options
+    at.text_area(key="compare_text").input("the cat sat on the mat")
+    box.set_value(["trained:unigram", "trained:bpe:merges"]).run()
+    assert not at.exception, at.exception
+    html = "".join(h.proto.body for h in at.get("html"))
+    assert "Unigram · Viterbi" in html and not at.error
+
+
+def test_inspect_lists_unigram_and_its_tokenizer_json_loads_in_hf_and_encodes_the_same():
+    from tokenizers import Tokenizer
+
+    from playground import inspect as ins
+    at = _trained()
+    at.session_state["inspect_tab"] = "Export & import"
+    at.switch_page("pages/inspect.py").run()
+    at.selectbox(key="inspect_tokenizer").set_value("trained:unigram").run()
+    assert not at.exception, at.exception
+    keys = {b.key for b in at.get("download_button")}
+    assert {"inspect_dl_tokenizer.json", "inspect_dl_trace_json"} <= keys, keys
+    tok = UnigramTokenizer.from_trace(state.get_unigram(at.session_state).trace)   # what unigram_control builds
+    hf = Tokenizer.from_str(ins.unigram_tokenizer_json(tok))
+    text = presets.get_preset(PRESET).corpus_text() + " zebra unseen words"
+    ours = tok.encode(text)
+    theirs = hf.encode(text)
+    assert list(ours.ids) == theirs.ids
+    assert list(ours.tokens) == theirs.tokens
+    for tab in ("Pipeline", "Vocabulary"):
+        at.session_state["inspect_tab"] = tab
+        at.run()
+        assert not at.exception, (tab, at.exception)
