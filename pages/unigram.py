@@ -63,7 +63,8 @@ def _pieces(it: uv.Iteration) -> None:
 
 
 def _lattice(it: uv.Iteration, words: list[str], view: state.UnigramView, metaspace: bool) -> None:
-    chosen = view.word if view.word else (words[0] if words else None)
+    # by default the word with the most segmentations under the seed pieces: the same at every step
+    chosen = view.word if view.word else uv.richest_word(steps[0].pieces, words, metaspace)
     options = list(dict.fromkeys(([chosen] if chosen else []) + words))
     state.show_widget(K.WORD, chosen)
     st.selectbox("Word", options, key=K.WORD, accept_new_options=True, on_change=uc.on_word, width=320,
@@ -111,14 +112,12 @@ st.markdown(f'<div class="mg-sentence mg-small" data-step="{current}">'
 for note in trace.notes:
     st.warning(f"{UNIGRAM_LABEL}: {views.md_escape(note)}.", icon=":material/content_cut:")
 
-left, right = st.columns([3, 2], gap="large")
-with left:
-    _plot(charts.unigram_curves(steps, current), K.CURVES)
-    st.caption("Over the whole training: EM re-scores the pieces (and drops those expected less than half a "
-               "time), each pruning removes the least useful; the loss is the corpus's negative log-likelihood "
-               "per word. The red dot and dashed line mark this step.")
-with right:
-    _pieces(it)
+# one under the other: side by side, at 1024 pixels with the sidebar open, the titles ran together
+_plot(charts.unigram_curves(steps, current), K.CURVES)
+st.caption("Over the whole training: EM re-scores the pieces (and drops those expected less than half a "
+           "time), each pruning removes the least useful; the loss is the corpus's negative log-likelihood "
+           "per word under the pieces the EM step started from. The red dot and dashed line mark this step.")
+_pieces(it)
 
 st.header("One word's lattice")
 corpus = state.get_corpus()

@@ -353,14 +353,14 @@ def pruned_loss_chart(pruned, top: int = UNIGRAM_TOP) -> go.Figure:
     values = [loss if loss is not None else 0.0 for _, loss in rows]
     colours = [OTHER if loss is None else TIED for _, loss in rows]
     hover = [f"{p}: {'never on a best path' if loss is None else f'loss {loss:.4g}'}" for p, loss in rows]
-    fig = go.Figure(go.Bar(x=values[::-1], y=list(range(len(rows)))[::-1], orientation="h", marker_color=colours[::-1],
-                           customdata=hover[::-1], hovertemplate="%{customdata}<extra></extra>"))
+    fig = go.Figure(go.Bar(x=values, y=list(range(len(rows))), orientation="h", marker_color=colours,
+                           customdata=hover, hovertemplate="%{customdata}<extra></extra>"))
     n = len(pruned)
     return _frame(fig, height=max(240, 30 * len(rows) + 120), margin=dict(l=4, r=10, t=84, b=10),
                   title=_title(f"Pruned: {n:,} piece{'s' if n != 1 else ''}<br>by loss, smallest first"),
                   xaxis=dict(title=_axis_title("loss"), automargin=True, nticks=4, rangemode="tozero",
                              tickformat=".2~g"),
-                  yaxis=dict(automargin=True, tickvals=list(range(len(rows))),
+                  yaxis=dict(automargin=True, tickvals=list(range(len(rows))), autorange="reversed",   # first at the top
                              ticktext=[shorten(p, PAIR_LABEL_WIDTH + 3) for p in labels], tickfont=dict(size=15)))
 
 
@@ -369,12 +369,12 @@ def piece_scores_chart(pieces, top: int = UNIGRAM_TOP) -> go.Figure:
     rows = sorted(pieces, key=lambda ps: (-ps[1], ps[0]))[:top]
     labels = [p for p, _ in rows]
     values = [s for _, s in rows]
-    fig = go.Figure(go.Bar(x=values[::-1], y=list(range(len(rows)))[::-1], orientation="h", marker_color=LINE,
-                           customdata=[f"{p}: score {s:.4f}" for p, s in rows][::-1],
+    fig = go.Figure(go.Bar(x=values, y=list(range(len(rows))), orientation="h", marker_color=LINE,
+                           customdata=[f"{p}: score {s:.4f}" for p, s in rows],
                            hovertemplate="%{customdata}<extra></extra>"))
     return _frame(fig, height=max(240, 30 * len(rows) + 120), margin=dict(l=4, r=10, t=84, b=10),
                   title=_title(f"The {len(rows):,} best-scored pieces<br>of {len(pieces):,}"),
                   xaxis=dict(title=_axis_title("score (log-probability)"), automargin=True, nticks=4,
                              tickformat=".2~g"),
-                  yaxis=dict(automargin=True, tickvals=list(range(len(rows))),
+                  yaxis=dict(automargin=True, tickvals=list(range(len(rows))), autorange="reversed",   # first at the top
                              ticktext=[shorten(p, PAIR_LABEL_WIDTH + 3) for p in labels], tickfont=dict(size=15)))

@@ -95,7 +95,7 @@ def describe(steps: Sequence[Iteration], k: int) -> str:
     if it.kind == "prune":
         return (head + f"round {it.round}, pruning: the {len(it.pruned):,} pieces whose loss (what the corpus's "
                 f"likelihood loses without them) is smallest are removed, down to {it.size:,} pieces "
-                f"(target {it.target:,}); characters are always kept.")
+                f"(target {it.target:,}); a one-character piece is never pruned.")
     return (head + f"the final vocabulary: {it.size:,} pieces (special tokens first, every character kept, "
             "cut to the size asked for).")
 
@@ -115,6 +115,17 @@ def short_words(words: Sequence[str], counts: Sequence[int], limit: int = 30,
         if len(out) >= limit:
             break
     return out
+
+
+def richest_word(pieces: Sequence[tuple[str, float]], words: Sequence[str], metaspace: bool = True) -> Optional[str]:
+    """The word with the most segmentations under `pieces` (the seeds: a choice that stays the
+    same at every step), the first such in `words`; None when `words` is empty."""
+    best, most = None, 0
+    for w in words:
+        n = len(word_lattice(pieces, w, metaspace).segmentations)
+        if n > most:
+            best, most = w, n
+    return best
 
 
 # ---------------------------------------------------------------- the lattice
@@ -194,7 +205,9 @@ def lattice_html(lat: WordLattice, rows: int = MAX_ROWS) -> str:
     segmentation (the Viterbi path first, outlined), each piece a box over the characters it
     covers, then its log-probability and its share of the word's total with a bar."""
     n = len(lat.word)
-    cols = f"repeat({n}, minmax(2.2rem, auto)) 7.5rem 9rem"
+    # narrow columns: ten characters, log p and share fit the 507 pixels a 1024-pixel window with
+    # the sidebar open leaves (a piece wider than its characters is cut with "…", whole in its tooltip)
+    cols = f"repeat({n}, minmax(1.5rem, 1fr)) 4.4rem 5.6rem"
     out = [f'<div class="ug-lattice" style="grid-template-columns:{cols}" data-segmentations="{len(lat.segmentations)}">']
     for i, ch in enumerate(lat.word):
         cls = "ug-char ug-unk" if i in lat.unknown else "ug-char"
@@ -206,14 +219,16 @@ def lattice_html(lat: WordLattice, rows: int = MAX_ROWS) -> str:
         cls = "ug-row ug-best" if seg.viterbi else "ug-row"
         out.append(f'<div class="{cls}" style="grid-row:{row};grid-column:1 / {n + 3}"></div>')
         for piece, b, e in seg.pieces:
-            unk = " ug-unk" if piece == UNKNOWN else ""
-            out.append(f'<div class="ug-piece{unk}" style="grid-row:{row};grid-column:{b + 1} / {e + 1}" '
-                       f'title="{markup.attr(piece)}">{_show(piece)}</div>')
+            unk = piece == UNKNOWN      # drawn as its character, dashed red; the tooltip says unknown
+            title = f"{lat.word[b:e]}: unknown ({UNKNOWN})" if unk else piece
+            out.append(f'<div class="ug-piece{" ug-unk" if unk else ""}" style="grid-row:{row};grid-column:{b + 1} / {e + 1}" '
+                       f'title="{markup.attr(title)}">{_show(lat.word[b:e] if unk else piece)}</div>')
         pct = seg.probability * 100
+        shown = f"{pct:.1f}%" if pct >= 0.05 or pct == 0 else "<0.1%"
         out.append(f'<div class="ug-lp" style="grid-row:{row};grid-column:{n + 1}">{seg.log_prob:.3f}</div>'
                    f'<div class="ug-share" style="grid-row:{row};grid-column:{n + 2}" data-p="{seg.probability!r}">'
                    f'<span class="ug-bar" style="width:{max(pct, 0.5):.1f}%"></span>'
-                   f'<span class="ug-pct">{pct:.1f}%</span></div>')
+                   f'<span class="ug-pct">{shown}</span></div>')
     rest = lat.segmentations[rows:]
     if rest:
         share = math.fsum(s.probability for s in rest) * 100
