@@ -189,3 +189,15 @@ def test_inspect_lists_unigram_and_its_tokenizer_json_loads_in_hf_and_encodes_th
         at.session_state["inspect_tab"] = tab
         at.run()
         assert not at.exception, (tab, at.exception)
+
+
+def test_lockstep_shows_unigram_beside_the_three_at_the_same_step_index():
+    at = _trained()
+    at.switch_page("pages/merges.py").run()
+    at.toggle(key="merges_lockstep").set_value(True).run()
+    assert not at.exception, at.exception
+    steps = uv.iterations(state.get_unigram(at.session_state).trace)
+    for _ in range(3):
+        at.button(key="merges_next").click().run()
+    k = min(3, len(steps) - 1)
+    assert any(f"Step {k} of {len(steps) - 1}: " in m.value and "mg-small" in m.value for m in at.markdown)
