@@ -201,3 +201,16 @@ def test_lockstep_shows_unigram_beside_the_three_at_the_same_step_index():
         at.button(key="merges_next").click().run()
     k = min(3, len(steps) - 1)
     assert any(f"Step {k} of {len(steps) - 1}: " in m.value and "mg-small" in m.value for m in at.markdown)
+
+
+def test_play_runs_to_the_last_step_and_stops():
+    at = _trained()
+    at.switch_page("pages/unigram.py").run()
+    last = len(uv.iterations(state.get_unigram(at.session_state).trace)) - 1
+    at.button(key=UK.PLAY).click().run()
+    assert state.get_unigram_view(at.session_state).playing
+    for k in range(1, last + 1):   # what the browser's clock does while playing: click Next
+        at.button(key=UK.NEXT).click().run()
+        assert state.get_unigram_view(at.session_state).step == k
+    assert not state.get_unigram_view(at.session_state).playing
+    assert '"0"' in "".join(m.value for m in at.markdown if "mg-state" in m.value).split("data-playing=")[1][:3]

@@ -34,7 +34,7 @@ def _press(page, key: str, step: int, last: int) -> None:
     idle(page)
 
 
-def _train_with_unigram(page) -> None:
+def _train_with_unigram(page, shot=None) -> None:
     load_preset(page, "Seed 001")
     with rerun(page):
         page.locator(".st-key-corpus_unigram_on").get_by_text("Train Unigram too").click()
@@ -43,6 +43,8 @@ def _train_with_unigram(page) -> None:
     with rerun(page):
         box.press("Enter")
     expect(page.get_by_text("This corpus accepts a Unigram vocabulary of")).to_be_visible(timeout=WAIT)
+    if shot is not None:
+        page.locator(".st-key-corpus_unigram_box").screenshot(path=shot)
     with rerun(page, 4 * WAIT):
         page.get_by_role("button", name=re.compile("^Train all four")).click()
     expect(page.get_by_text("Trained all four")).to_be_visible(timeout=WAIT)
@@ -54,7 +56,7 @@ def test_unigram_stepped_by_keys_with_its_lattice(browser, app_url, screenshot_d
     page = new_tab(context)
     try:
         open_app(page, app_url)
-        _train_with_unigram(page)
+        _train_with_unigram(page, screenshot_dir / f"unigram-settings-1280-{theme}.png")
         go_to(page, "Unigram")
         marker = page.locator('.mg-state[data-keys="unigram"]')
         marker.wait_for(state="attached", timeout=WAIT)
