@@ -234,6 +234,13 @@ class UnigramResult:
     corpus_name: str
     corpus_digest: str
     trace: UnigramTrace
+    # "" when trained here; "file:<sha256>" when loaded from a session file (as Results.origin)
+    origin: str = field(default="", compare=False)
+
+    @property
+    def cache_key(self) -> str:
+        """What the shared caches key this trace by: a loaded one apart from any trained here."""
+        return self.corpus_digest if not self.origin else f"{self.corpus_digest}|{self.origin}"
 
 
 def get_unigram_settings(session: Optional[MutableMapping] = None) -> UnigramSettings:

@@ -86,22 +86,22 @@ def train(corpus: Corpus, config: UnigramConfig) -> UnigramResult:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _cached_steps(corpus_digest: str, settings: tuple, _trace: UnigramTrace) -> tuple:
+def _cached_steps(result_key: str, settings: tuple, _trace: UnigramTrace) -> tuple:
     return unigram_view.iterations(_trace)
 
 
 def steps_of(result: UnigramResult) -> tuple[unigram_view.Iteration, ...]:
-    return _cached_steps(result.corpus_digest, _settings_key(result.trace.config), result.trace)
+    return _cached_steps(result.cache_key, _settings_key(result.trace.config), result.trace)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _cached_tokenizer(corpus_digest: str, settings: tuple, _trace: UnigramTrace) -> UnigramTokenizer:
+def _cached_tokenizer(result_key: str, settings: tuple, _trace: UnigramTrace) -> UnigramTokenizer:
     return UnigramTokenizer.from_trace(_trace, name="unigram")
 
 
 def tokenizer(result: UnigramResult) -> UnigramTokenizer:
     """The trained Unigram tokenizer (shared by every session that trained the same)."""
-    return _cached_tokenizer(result.corpus_digest, _settings_key(result.trace.config), result.trace)
+    return _cached_tokenizer(result.cache_key, _settings_key(result.trace.config), result.trace)
 
 
 # ---------------------------------------------------------------- the Corpus page's settings

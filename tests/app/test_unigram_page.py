@@ -214,3 +214,26 @@ def test_play_runs_to_the_last_step_and_stops():
         assert state.get_unigram_view(at.session_state).step == k
     assert not state.get_unigram_view(at.session_state).playing
     assert '"0"' in "".join(m.value for m in at.markdown if "mg-state" in m.value).split("data-playing=")[1][:3]
+
+
+def test_a_saved_session_brings_unigram_and_its_step_back():
+    from playground import session_file as sf
+    at = _trained()
+    at.switch_page("pages/unigram.py").run()
+    at.button(key=UK.NEXT).click().run()
+    at.button(key=UK.NEXT).click().run()
+    raw = sf.dump_session(sf.current_session(at.session_state))
+    fresh = new_app()
+    loaded = sf.load_session(raw, "s.json", fresh.session_state)
+    assert "Unigram 32 pieces" in sf.summary(loaded)
+    result = state.get_unigram(fresh.session_state)
+    assert result.trace == state.get_unigram(at.session_state).trace and result.origin.startswith("file:")
+    fresh.switch_page("pages/unigram.py").run()
+    assert not fresh.exception, fresh.exception
+    assert fresh.slider(key=UK.STEP).value == 2
+    # a file saved before Unigram (no "unigram" field) loads with none
+    import json
+    data = json.loads(raw)
+    del data["unigram"]
+    older = sf.parse_session(json.dumps(data).encode("utf-8"))
+    assert older.unigram is None and older.results is not None
