@@ -534,7 +534,7 @@ def set_merges_view(view: MergesView, session: Optional[MutableMapping] = None) 
 # are kept under on the server (playground/corpus_store.py), so that F5 or a copied link restores
 # them. A page's calls never see or drop the app's link; corpus_store.sync writes it.
 
-APP_LINK_KEYS = ("corpus", "settings", "trained")
+APP_LINK_KEYS = ("corpus", "settings", "trained", "unigram")   # unigram: the settings a Unigram was trained with
 _APP_LINK = "pg_app_link"            # the app's link last written: {key: hex digest}
 _LINK_CHECKED = "pg_link_checked"    # the session has looked at its first address's app link
 _LINK_PROBLEM = "pg_link_problem"    # what the link named that this server no longer has (text)

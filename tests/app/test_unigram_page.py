@@ -237,3 +237,30 @@ def test_a_saved_session_brings_unigram_and_its_step_back():
     del data["unigram"]
     older = sf.parse_session(json.dumps(data).encode("utf-8"))
     assert older.unigram is None and older.results is not None
+
+
+def test_the_apps_link_retrains_unigram_in_a_new_session(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from playground import corpus_store
+    from tests.support import APP
+    monkeypatch.setenv("TOKENIZER_PLAYGROUND_STORE", str(tmp_path / "store"))
+    at = _trained()
+    link = {k: at.query_params[k] for k in at.query_params}
+    assert {"corpus", "trained", "unigram"} <= set(link) and corpus_store.valid_digest(link["unigram"])
+    again = AppTest.from_file(str(APP), default_timeout=180)   # F5, or the link opened elsewhere
+    again.switch_page("pages/unigram.py")
+    for k, v in link.items():
+        again.query_params[k] = v
+    again.run()
+    assert not again.exception, again.exception
+    restored = state.get_unigram(again.session_state)
+    assert restored is not None and restored.trace == state.get_unigram(at.session_state).trace
+    assert again.slider(key=UK.STEP).value == 0
+    # a link whose Unigram settings are gone says so and still restores the three
+    gone = AppTest.from_file(str(APP), default_timeout=180)
+    for k, v in {**link, "unigram": "0" * 64}.items():
+        gone.query_params[k] = v
+    gone.run()
+    assert state.get_results(gone.session_state) is not None and state.get_unigram(gone.session_state) is None
+    assert any("Unigram settings are no longer kept" in i.value for i in gone.info)
