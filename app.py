@@ -45,6 +45,7 @@ page = st.navigation([
     merges_page,
     compare_page,
     st.Page("pages/inspect.py", title="Inspect", icon=":material/search:"),
+    st.Page("pages/unigram.py", title="Unigram", icon=":material/account_tree:"),
 ])
 # by identity, not url_path: a page made in bare Python (a spawned worker re-running __main__) has none
 if page is not merges_page and page is not compare_page:
@@ -70,5 +71,9 @@ with st.sidebar:
         for model, trace in results.traces().items():
             st.markdown(f":material/check: {state.MODEL_LABELS[model]}: {len(trace.steps):,} merges, "
                         f"{len(trace.vocab):,} tokens")
+        unigram = state.get_unigram()
+        if unigram is not None:
+            st.markdown(f":material/check: {state.UNIGRAM_LABEL}: {len(unigram.trace.em_steps):,} EM steps, "
+                        f"{len(unigram.trace.vocab):,} pieces")
         if corpus is None or results.corpus_digest != corpus.digest:
             st.caption(f"Trained on an earlier corpus: {views.md_escape(results.corpus_name)}")

@@ -220,6 +220,22 @@ def check_sizes(config: UnigramConfig, required: int, available: int) -> None:
                           f"({available} seed pieces{extra}); at least {low}")
 
 
+def size_limits(words, config: UnigramConfig) -> tuple[int, int]:
+    """(smallest, largest) vocabulary size this corpus accepts with these settings: every
+    character (and the special tokens) at least, every seed piece at most (check_sizes's bounds,
+    without training). Raises CorpusError when the corpus has no words."""
+    from .errors import CorpusError
+    from .trainer import cut_long_words
+    config = config.resolved()
+    words, _ = cut_long_words(words)
+    sentences = unigram_words(words, config)
+    if not sentences:
+        raise CorpusError("the corpus has no words to train on")
+    required = len(_required_characters(sentences))
+    available = len(_seed_pieces(sentences, config))
+    return required + config.reserved, available + config.reserved
+
+
 # ---------------------------------------------------------------- the fast trainer
 #
 # The same loop as core/unigram_reference.py, with the same floating-point operations in the same

@@ -18,7 +18,7 @@ A tokenizer that cannot encode the text (EncodeError) gets a message in its own 
 import streamlit as st
 
 from core.errors import PlaygroundError
-from playground import compare, corpus_store, live_text, spans, state, tokenizers, views
+from playground import compare, corpus_store, live_text, spans, state, tokenizers, unigram_control, views
 from playground.state import MODEL_LABELS, PERSIST, CompareKeys as K
 from playground.startup import through_app
 
@@ -30,6 +30,8 @@ MAX_PANEL_CHARS = spans.MAX_DRAWN_CHARS
 def tokenizer_of(choice: compare.Choice):
     if choice.kind == "pretrained":
         return tokenizers.pretrained(choice.source)
+    if choice.kind == "trained" and choice.source == state.UNIGRAM:
+        return unigram_control.tokenizer(state.get_unigram())
     if choice.kind == "trained":
         return tokenizers.trained(results, results.trace(choice.source))
     return imported[choice.source]
@@ -52,7 +54,8 @@ def _selection_edited() -> None:
 results = state.get_results()
 imported = state.get_imported()
 trained_models = list(results.traces()) if results is not None else []
-choices = compare.tokenizer_choices(trained_models, tokenizers.installed_pretrained(), imported)
+unigram_trained = [state.UNIGRAM] if state.get_unigram() is not None else []
+choices = compare.tokenizer_choices(trained_models + unigram_trained, tokenizers.installed_pretrained(), imported)
 by_key = {c.key: c for c in choices}
 
 

@@ -17,7 +17,7 @@ from core.errors import CorpusError, PlaygroundError
 from core.pipeline import NORMALIZERS, PRE_TOKENIZERS
 from core.limits import MAX_VOCAB_SIZE
 from core.trainer import END_OF_WORD_MODES, MODELS, SCORE_RULES, TIE_RULES
-from playground import merges_control, state, training, views
+from playground import merges_control, state, training, unigram_control, views
 from playground.state import MODEL_LABELS, Corpus, CorpusKeys as K, Settings
 from playground.startup import through_app
 
@@ -286,6 +286,7 @@ def _settings_widgets(model: str) -> None:
 # ---------------------------------------------------------------- the page
 
 settings = _current_settings()
+unigram = unigram_control.current_settings()
 corpus = state.get_corpus()
 
 st.title("Corpus")
@@ -406,6 +407,9 @@ for col, model in zip(cols, MODELS):
                     too_small.append(model)
 if corpus is not None:
     st.caption(views.ALPHABET_CAPTION)
+with st.container(border=True, key="corpus_unigram_box"):
+    st.subheader(state.UNIGRAM_LABEL)
+    unigram_control.settings_widgets(corpus, unigram)
 if too_small:
     st.warning(" and ".join(MODEL_LABELS[m] for m in too_small) + ": the vocabulary size is not above the "
                "alphabet, so no merge can be learned.", icon=":material/warning:")
@@ -420,12 +424,15 @@ if pasted.strip() and (corpus is None or corpus.text != pasted):
             icon=":material/content_paste:")
     st.button("Train all three on the pasted text", key=K.TRAIN_PASTE, on_click=_train_paste,
               help="Makes the pasted text the corpus, then trains the three on it.")
-train_label = "Train all three" + (f" on “{views.md_escape(corpus.name)}”" if corpus is not None else "")
+train_label = ("Train all four" if unigram.on else "Train all three") + (
+    f" on “{views.md_escape(corpus.name)}”" if corpus is not None else "")
+trained_names = "BPE, byte-level BPE, WordPiece" + (" and Unigram" if unigram.on else "")
 if st.button(train_label, key=K.TRAIN, type="primary", disabled=corpus is None,
-             help="Trains BPE, byte-level BPE and WordPiece on the current corpus; a result already trained "
-                  "is reused."):
-    with st.status("Training BPE, byte-level BPE and WordPiece…", expanded=True) as status:
+             help=f"Trains {trained_names} on the current corpus; a result already trained is reused."):
+    with st.status(f"Training {trained_names}…", expanded=True) as status:
         try:
+            # Unigram first: a vocabulary size outside the corpus's limits fails at once, before anything is replaced
+            unigram_result = unigram_control.train(corpus, unigram.config) if unigram.on else None
             results = training.train_all(corpus, settings)
         except PlaygroundError as e:
             status.update(label="Training failed", state="error", expanded=True)
@@ -435,8 +442,10 @@ if st.button(train_label, key=K.TRAIN, type="primary", disabled=corpus is None,
                           key=K.FIT_VOCAB, on_click=_fit_vocab_clicked, icon=":material/build:")
         else:
             state.set_results(results)
+            state.set_unigram(unigram_result)
             merges_control.warm(results, state.get_corpus())
-            status.update(label="Trained all three", state="complete", expanded=False)
+            status.update(label="Trained all four" if unigram.on else "Trained all three", state="complete",
+                          expanded=False)
 
 results = state.get_results()
 if results is not None:
@@ -445,10 +454,19 @@ if results is not None:
         st.caption(f"Trained on an earlier corpus: {views.md_escape(results.corpus_name)}. Press Train for this one.")
     rows = [{"tokenizer": MODEL_LABELS[m], **views.trace_summary(t)} for m, t in results.traces().items()]
     st.dataframe(rows, hide_index=True)
+    unigram_result = state.get_unigram()
+    if unigram_result is not None:
+        ut = unigram_result.trace
+        st.caption(f"{state.UNIGRAM_LABEL}: {len(ut.vocab):,} pieces from {len(ut.seeds):,} seed pieces, in "
+                   f"{len(ut.em_steps):,} EM steps and {len(ut.prunes):,} prunings.")
+        for note in ut.notes:
+            st.warning(f"{state.UNIGRAM_LABEL}: {views.md_escape(note)}.", icon=":material/content_cut:")
     for model, trace in results.traces().items():
         for note in trace.notes:
             st.warning(f"{MODEL_LABELS[model]}: {views.md_escape(note)}.", icon=":material/content_cut:")
     with st.container(horizontal=True, gap="large"):
         st.page_link("pages/merges.py", label="Step through the merges", icon=":material/call_merge:")
+        if state.get_unigram() is not None:
+            st.page_link("pages/unigram.py", label="Step through Unigram", icon=":material/account_tree:")
         st.page_link("pages/compare.py", label="Compare the tokenizers", icon=":material/compare_arrows:")
         st.page_link("pages/inspect.py", label="Inspect an encoding", icon=":material/search:")

@@ -1,5 +1,6 @@
 """Inspect page: one text through the whole pipeline, one word step by step, the vocabulary, files
 out and in, and the whole session saved to one JSON file and loaded back.
+(Over 400 lines: five tabs of one page, each a short function; the trained Unigram's case adds its export.)
 
 Widgets -> pure helpers (playground/inspect.py, playground/session_file.py) and core -> render.
 Every tab but the open one is skipped (lazy tabs), so a big vocabulary costs nothing while the
@@ -17,10 +18,12 @@ from core import walks
 from core.encoders import ENCODERS
 from core.errors import PlaygroundError
 from core.trace_io import trace_csv, trace_report
-from playground import charts, compare, session_file, spans, state, tokenizers, views
+from playground import charts, compare, session_file, spans, state, tokenizers, unigram_control, views
 from playground import inspect as ins
 from playground.state import MODEL_LABELS, PERSIST, InspectKeys as K
 from playground.startup import through_app
+
+UNIGRAM_CHOICE = f"trained:{state.UNIGRAM}"
 
 through_app()   # a deep link on a new server (or AppTest) may run this file without app.py
 
@@ -94,6 +97,8 @@ def _choices(results) -> dict[str, str]:
     out = {}
     if results is not None:
         out.update({f"trained:{m}": f"{MODEL_LABELS[m]} (trained)" for m in results.traces()})
+        if state.get_unigram() is not None:
+            out[UNIGRAM_CHOICE] = f"{state.UNIGRAM_LABEL} (trained)"
     out.update({f"pretrained:{n}": compare.PRETRAINED_LABELS.get(n, n) for n in tokenizers.installed_pretrained()})
     out.update({f"imported:{n}": f"{n} (imported)" for n in state.get_imported()})
     return out
@@ -115,7 +120,9 @@ def _pick_tokenizer(results):
                         help="Trained on the Corpus page, pretrained (loaded offline), or imported below.")
     kind, name = key.split(":", 1)
     trace = step = None
-    if kind == "trained":
+    if key == UNIGRAM_CHOICE:   # its own tokenizer: no merges, so no step and no encoder to pick
+        tok = unigram_control.tokenizer(state.get_unigram())
+    elif kind == "trained":
         trace = results.trace(name)
         merges_step = min(state.get_step(name), len(trace.steps))
         at = row.radio("Vocabulary", ["final", "step"], key=K.AT, horizontal=True, width="content",
@@ -302,6 +309,23 @@ def _export_tab(tok, trace, label: str) -> None:
             col.download_button(name, data=content, file_name=name, key=K.download(name), on_click="ignore",
                                 icon=":material/download:",
                                 mime="application/json" if name.endswith(".json") else "text/plain")
+    elif state.widget_value(K.TOKENIZER) == UNIGRAM_CHOICE:
+        unigram = state.get_unigram()
+        st.caption(f"{views.md_escape(label)}: tokenizer.json loads in Hugging Face `tokenizers` (a Unigram model "
+                   "with its scores, Metaspace before each word) and encodes as here; the trace holds every EM "
+                   "step and pruning.")
+        cols = st.columns(2)
+        try:
+            file_text = ins.unigram_tokenizer_json(tok)
+        except PlaygroundError as e:
+            cols[0].warning(f"No tokenizer.json: {views.md_escape(str(e))}.")
+        else:
+            cols[0].download_button("tokenizer.json", data=file_text, file_name="tokenizer.json",
+                                    key=K.download("tokenizer.json"), on_click="ignore",
+                                    icon=":material/download:", mime="application/json")
+        cols[1].download_button("trace.json (every EM step and pruning)", data=lambda t=unigram.trace: t.dumps(),
+                                file_name="unigram-trace.json", mime="application/json",
+                                key=K.DOWNLOAD_TRACE_JSON, on_click="ignore", icon=":material/download:")
     else:
         st.caption("Exports are for tokenizers trained here; pick one above.")
     if trace is not None:

@@ -25,7 +25,7 @@ import streamlit as st
 
 from core.errors import PlaygroundError
 from core.trainer import MODELS, Trace
-from playground import charts, state, stepper, views
+from playground import charts, markup, state, stepper, unigram_control, unigram_view, views
 from playground import merges_control as mc
 from playground.state import MODEL_LABELS, MergesKeys as K, Results
 from playground.startup import through_app
@@ -150,6 +150,23 @@ def _lockstep(results: Results, k: int) -> None:
             _changed(trace, shown, facts, LOCKSTEP_WORDS, compact=True)
 
 
+def _lockstep_unigram(k: int) -> None:
+    """Unigram beside the three, when it was trained with them: its step k (an EM step or a
+    pruning, not a merge; its last once it has finished)."""
+    result = state.get_unigram()
+    if result is None:
+        return
+    steps = unigram_control.steps_of(result)
+    shown = min(k, len(steps) - 1)
+    with st.container(border=True, key="merges_lockstep_unigram"):
+        st.subheader(state.UNIGRAM_LABEL)
+        st.markdown(f'<div class="mg-sentence mg-small" data-step="{shown}">'
+                    f'{markup.text(unigram_view.describe(steps, shown))}</div>', unsafe_allow_html=True)
+        st.caption("Unigram's steps are EM steps and prunings, not merges"
+                   + (f"; it finished at step {shown:,}" if shown < k else "") + ".")
+        st.page_link("pages/unigram.py", label="Step through Unigram", icon=":material/account_tree:")
+
+
 def _curves(trace: Trace, k: int, facts: mc.TraceFacts) -> None:
     _plot(charts.training_curves(trace, k, facts.curves), key=K.CURVES)
     st.caption("Over the whole training: the corpus shrinks to fewer, longer tokens as the vocabulary grows by "
@@ -243,6 +260,7 @@ _controls(results, view, current, last)
 
 if view.lockstep:
     _lockstep(results, current)
+    _lockstep_unigram(current)
     st.header(f"{MODEL_LABELS[view.model]} in detail")
     if shown < current:
         st.caption(f"{MODEL_LABELS[view.model]} finished at step {shown:,}.")

@@ -312,3 +312,77 @@ def merge_tree_dot(trace: Trace, token: str, shown: Optional[Callable[[str], str
     emit(merge_tree(trace, token))
     lines.append("}")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- Unigram (playground/unigram_view.py's steps)
+
+UNIGRAM_TOP = 20            # pruned pieces and scores drawn (the rest in the hover-free caption)
+
+
+def unigram_curves(steps, current: int) -> go.Figure:
+    """Vocabulary size and loss after each Unigram step (seeds, EM steps, prunings, final), the
+    current step marked. Two panels side by side, as training_curves: the loss only at EM steps."""
+    cur = min(max(current, 0), len(steps) - 1)
+    xs = [it.index for it in steps]
+    sizes = [it.size for it in steps]
+    em = [it for it in steps if it.loss is not None]
+    data = [go.Scatter(x=xs, y=sizes, mode="lines+markers", line=dict(width=3, color=LINE), marker=dict(size=7),
+                       xaxis="x", yaxis="y", customdata=[it.kind for it in steps],
+                       hovertemplate="step %{x} (%{customdata}): %{y:,} pieces<extra></extra>"),
+            go.Scatter(x=[cur], y=[sizes[cur]], mode="markers", marker=dict(size=16, color=WINNER),
+                       xaxis="x", yaxis="y", hovertemplate=f"step {cur}: %{{y:,}} pieces<extra></extra>"),
+            go.Scatter(x=[it.index for it in em], y=[it.loss for it in em], mode="lines+markers",
+                       line=dict(width=3, color=LINE), marker=dict(size=7), xaxis="x2", yaxis="y2",
+                       hovertemplate="step %{x}: loss %{y:.4f}<extra></extra>")]
+    shown = [it for it in em if it.index <= cur]
+    if shown:
+        data.append(go.Scatter(x=[shown[-1].index], y=[shown[-1].loss], mode="markers",
+                               marker=dict(size=16, color=WINNER), xaxis="x2", yaxis="y2",
+                               hovertemplate="step %{x}: loss %{y:.4f}<extra></extra>"))
+    layout = dict(height=340, margin=dict(l=4, r=10, t=70, b=10), showlegend=False, annotations=[], shapes=[])
+    for ax, title, (x0, x1) in (("", "vocabulary size", (0.0, 0.44)), ("2", "loss (nats a word)", (0.56, 1.0))):
+        layout["xaxis" + ax] = dict(domain=[x0, x1], anchor="y" + ax, title=_axis_title("step"), automargin=True,
+                                    tickformat="d", nticks=8, range=[-0.5, len(steps) - 0.5])
+        layout["yaxis" + ax] = dict(anchor="x" + ax, automargin=True, nticks=5, tickformat="~s" if not ax else ".3~g",
+                                    tickfont=dict(size=16))
+        layout["annotations"].append(dict(text=title, x=(x0 + x1) / 2, y=1.0, xref="paper", yref="paper",
+                                          xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=19)))
+        layout["shapes"].append(dict(type="line", x0=cur, x1=cur, y0=0, y1=1, xref="x" + ax,
+                                     yref=f"y{ax} domain", line=dict(color=WINNER, width=2, dash="dash")))
+    return _frame(go.Figure(data=data), **layout)
+
+
+def pruned_loss_chart(pruned, top: int = UNIGRAM_TOP) -> go.Figure:
+    """The pieces one pruning removed, as horizontal bars of their loss (what the corpus's
+    log-likelihood loses without them), smallest loss at the top; a piece no Viterbi path used
+    has loss 0 (drawn grey)."""
+    rows = sorted(pruned, key=lambda pl: (pl[1] if pl[1] is not None else -1.0, pl[0]))[:top]
+    labels = [p for p, _ in rows]
+    values = [loss if loss is not None else 0.0 for _, loss in rows]
+    colours = [OTHER if loss is None else TIED for _, loss in rows]
+    hover = [f"{p}: {'never on a best path' if loss is None else f'loss {loss:.4g}'}" for p, loss in rows]
+    fig = go.Figure(go.Bar(x=values, y=list(range(len(rows))), orientation="h", marker_color=colours,
+                           customdata=hover, hovertemplate="%{customdata}<extra></extra>"))
+    n = len(pruned)
+    return _frame(fig, height=max(240, 30 * len(rows) + 120), margin=dict(l=4, r=10, t=84, b=10),
+                  title=_title(f"Pruned: {n:,} piece{'s' if n != 1 else ''}<br>by loss, smallest first"),
+                  xaxis=dict(title=_axis_title("loss"), automargin=True, nticks=4, rangemode="tozero",
+                             tickformat=".2~g"),
+                  yaxis=dict(automargin=True, tickvals=list(range(len(rows))), autorange="reversed",   # first at the top
+                             ticktext=[shorten(p, PAIR_LABEL_WIDTH + 3) for p in labels], tickfont=dict(size=15)))
+
+
+def piece_scores_chart(pieces, top: int = UNIGRAM_TOP) -> go.Figure:
+    """The pieces of one step with the highest scores (log-probabilities), best at the top."""
+    rows = sorted(pieces, key=lambda ps: (-ps[1], ps[0]))[:top]
+    labels = [p for p, _ in rows]
+    values = [s for _, s in rows]
+    fig = go.Figure(go.Bar(x=values, y=list(range(len(rows))), orientation="h", marker_color=LINE,
+                           customdata=[f"{p}: score {s:.4f}" for p, s in rows],
+                           hovertemplate="%{customdata}<extra></extra>"))
+    return _frame(fig, height=max(240, 30 * len(rows) + 120), margin=dict(l=4, r=10, t=84, b=10),
+                  title=_title(f"The {len(rows):,} best-scored pieces<br>of {len(pieces):,}"),
+                  xaxis=dict(title=_axis_title("score (log-probability)"), automargin=True, nticks=4,
+                             tickformat=".2~g"),
+                  yaxis=dict(automargin=True, tickvals=list(range(len(rows))), autorange="reversed",   # first at the top
+                             ticktext=[shorten(p, PAIR_LABEL_WIDTH + 3) for p in labels], tickfont=dict(size=15)))

@@ -37,6 +37,7 @@ PRETRAINED_LABELS = {
     "qwen2.5": "Qwen 2.5",
     "bert-base-uncased": "BERT base uncased",
 }
+UNIGRAM = "unigram"         # state.UNIGRAM: a trained Unigram's choice is "trained:unigram"
 ENCODER_LABELS = {"merges": "merges", "greedy": "greedy (seed 002)", "longest-match": "longest-match"}
 DEFAULT_TRAINED = ("trained:bbpe:merges",)
 DEFAULT_PRETRAINED = ("pretrained:gpt2", "pretrained:o200k_base", "pretrained:bert-base-uncased")
@@ -102,6 +103,9 @@ def tokenizer_choices(trained_models: Iterable[str], pretrained: Iterable[str],
     default_encoders = default_encoders or {}
     out = []
     for model in trained_models:
+        if model == UNIGRAM:   # one encoder of its own (Viterbi over its scored pieces)
+            out.append(Choice(f"trained:{model}", "Unigram · Viterbi", "trained", model))
+            continue
         default = default_encoders.get(model, "longest-match" if model == "wordpiece" else "merges")
         for enc in sorted(ENCODERS, key=lambda e: e != default):
             out.append(Choice(trained_key(model, enc), f"{MODEL_LABELS.get(model, model)} · {ENCODER_LABELS[enc]}",

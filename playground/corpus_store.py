@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import asdict
 import os
 import re
 import tempfile
@@ -37,8 +38,9 @@ from core.corpus import WordCounts
 from core.errors import PlaygroundError
 from core.trace_io import config_from_json, config_to_json
 from core.trainer import MODELS
+from core.unigram import UnigramConfig
 
-from playground import state, training
+from playground import state, training, unigram_control
 from playground.state import Corpus, Settings
 
 DIGEST = re.compile(r"[0-9a-f]{64}")
@@ -255,6 +257,23 @@ def load_settings(key: object, where: Optional[CorpusStore] = None) -> Optional[
     return Settings.from_configs(configs)
 
 
+def put_unigram_config(config: UnigramConfig, where: Optional[CorpusStore] = None) -> Optional[str]:
+    """The settings a Unigram was trained with (the link's `unigram`: retrained on reload)."""
+    data = json.dumps({**asdict(config), "special_tokens": list(config.special_tokens)}, sort_keys=True)
+    return (where or store()).put(data.encode("utf-8"), {"kind": "unigram-settings"})
+
+
+def load_unigram_config(key: object, where: Optional[CorpusStore] = None) -> Optional[UnigramConfig]:
+    got = (where or store()).get(key)
+    if got is None or got[1].get("kind") != "unigram-settings":
+        return None
+    try:
+        value = json.loads(got[0].decode("utf-8"))
+        return UnigramConfig(**{**value, "special_tokens": tuple(value["special_tokens"])}).resolved()
+    except (PlaygroundError, ValueError, KeyError, TypeError):
+        return None
+
+
 def put_text(text: str, where: Optional[CorpusStore] = None) -> Optional[str]:
     """A Compare text too long for the address."""
     return (where or store()).put(text.encode("utf-8", "surrogatepass"), {"kind": "compare-text"})
@@ -315,7 +334,24 @@ def restore() -> None:
             state.set_notice("error", f"Could not retrain the link's tokenizers: {e}")
         else:
             state.set_results(results)
+            _restore_unigram(corpus, params.get("unigram"))
     state.set_app_link(_link_of_state())
+
+
+def _restore_unigram(corpus: Corpus, raw: Optional[str]) -> None:
+    """The link's Unigram, retrained from its settings (after the three: set_results clears it)."""
+    key = valid_digest(raw) if raw else None
+    config = load_unigram_config(key) if key else None
+    if raw and config is None:
+        state.set_notice("info", "The link's Unigram settings are no longer kept on this server: press "
+                         "Train on the Corpus page to train it again.")
+        return
+    if config is None:
+        return
+    try:
+        state.set_unigram(unigram_control.train(corpus, config))
+    except PlaygroundError as e:
+        state.set_notice("error", f"Could not retrain the link's Unigram: {e}")
 
 
 def _link_of_state() -> dict[str, str]:
@@ -332,13 +368,16 @@ def _link_of_state() -> dict[str, str]:
     results = state.get_results()
     if results is not None and not results.origin and results.corpus_digest == corpus.digest:
         link["trained"] = put_settings(results.settings) or ""
+        unigram = state.get_unigram()
+        if unigram is not None and not unigram.origin and unigram.corpus_digest == corpus.digest:
+            link["unigram"] = put_unigram_config(unigram.trace.config) or ""
     return {k: v for k, v in link.items() if v}
 
 
 def sync() -> None:
     """Keep what the session has and put its digests in the address (cheap when nothing changed:
     the same objects are compared by identity)."""
-    now = (state.get_corpus(), state.get_settings(), state.get_results())
+    now = (state.get_corpus(), state.get_settings(), state.get_results(), state.get_unigram())
     last = state.link_synced_for()
     if last is not None and all(a is b for a, b in zip(last, now)):
         link = state.app_link()

@@ -25,7 +25,7 @@ import pandas as pd
 from core.encoders import TrainedTokenizer
 from core.encoding import Encoding
 from core.errors import PlaygroundError, TokenizerFileError
-from core.formats import load_tokenizer_bytes, tokenizer_json, vocab_json_and_merges, vocab_txt
+from core.formats import load_tokenizer_bytes, tokenizer_file_text, tokenizer_json, vocab_json_and_merges, vocab_txt
 from core.tokenizer import Chunk, Front, Tokenizer
 from core.trainer import Trace
 
@@ -246,6 +246,12 @@ def export_files(tok: TrainedTokenizer) -> dict[str, str]:
     else:
         files["vocab.json"], files["merges.txt"] = vocab_json_and_merges(tok)
     return files
+
+
+def unigram_tokenizer_json(tok) -> str:
+    """A trained Unigram's tokenizer.json text (core.formats writes it; it loads back here and in
+    Hugging Face `tokenizers`). Raises ConfigError for a pre-tokenizer HF's file cannot carry."""
+    return tokenizer_file_text(tok)
 
 
 # ---------------------------------------------------------------- imports

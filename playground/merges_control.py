@@ -261,12 +261,13 @@ KEYS_JS = Path(__file__).with_name("merges_keys.js")
 KEYS_BOX = "merges_keys"     # the container of the script; style.css hides it (.st-key-merges_keys)
 
 
-def state_marker(step: int, last: int, playing: bool, speed: float) -> str:
+def state_marker(step: int, last: int, playing: bool, speed: float, keys: str = "merges") -> str:
     """What the browser's key handler and autoplay read (merges_keys.js): an empty span.
     state_marker(3, 43, False, 1.0) ==
         '<span class="mg-state" data-step="3" data-last="43" data-playing="0" data-speed="1"></span>'"""
     return (f'<span class="mg-state" data-step="{int(step)}" data-last="{int(last)}" '
-            f'data-playing="{int(bool(playing))}" data-speed="{float(speed):g}"></span>')
+            f'data-playing="{int(bool(playing))}" data-speed="{float(speed):g}"'
+            + (f' data-keys="{keys}"' if keys != "merges" else "") + "></span>")
 
 
 def keys_script() -> str:

@@ -14,7 +14,8 @@
 //
 // The page's state is read from the empty span of class mg-state (data-step, data-last,
 // data-playing, data-speed) that every run of the Merges page draws; without it (another page)
-// all this does nothing. Installed once per document; a newer copy replaces the older one.
+// all this does nothing. Its data-keys names the page's buttons: "merges" (merges_first …) or
+// "unigram" (the Unigram page's unigram_first …), so both pages step by the same keys. Installed once per document; a newer copy replaces the older one.
 // No less-than sign before a letter, a slash or "!" in this file: Streamlit's HTML sanitizer
 // (DOMPurify) drops a script whose text looks like it holds a tag (merges_control.keys_script checks).
 (function () {
@@ -28,8 +29,7 @@
   }
   const KEYS = { ArrowLeft: "prev", ArrowRight: "next", " ": "play", Spacebar: "play",
                  Home: "first", End: "last" };
-  const BUTTONS = { first: "merges_first", prev: "merges_prev", play: "merges_play",
-                    next: "merges_next", last: "merges_last" };
+  const BUTTONS = { first: "_first", prev: "_prev", play: "_play", next: "_next", last: "_last" };
   const MAX_QUEUE = 50;
   const RETRY_MS = 1500;       // no run and no change this long after a click: it was lost
   const MAX_TRIES = 3;
@@ -44,7 +44,9 @@
   }
 
   function button(action) {
-    return doc.querySelector(".st-key-" + BUTTONS[action] + " button");
+    const el = doc.querySelector(".mg-state");
+    const prefix = (el && el.dataset.keys) || "merges";
+    return doc.querySelector(".st-key-" + prefix + BUTTONS[action] + " button");
   }
 
   function typing(t) {

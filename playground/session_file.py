@@ -32,9 +32,10 @@ from core.errors import PlaygroundError, TokenizerFileError
 from core.formats import load_tokenizer_bytes, tokenizer_file_text
 from core.trace_io import config_from_json, config_to_json, trace_from_json, trace_to_json
 from core.trainer import MODELS
+from core.unigram import UnigramTrace
 
 from playground import state
-from playground.state import Corpus, Results, Settings
+from playground.state import Corpus, Results, Settings, UnigramResult
 
 SESSION_FORMAT = "tokenizer-playground-session"
 SESSION_VERSION = 1
@@ -58,6 +59,8 @@ class Session:
     results: Optional[Results] = None
     steps: Mapping[str, int] = field(default_factory=lambda: {m: 0 for m in MODELS})
     imported: Mapping[str, Any] = field(default_factory=dict)   # name -> tokenizer
+    unigram: Optional[UnigramResult] = None     # trained with the results (an optional field of the file)
+    unigram_step: int = 0
 
 
 # ---------------------------------------------------------------- saving
@@ -67,7 +70,8 @@ def current_session(session: Optional[MutableMapping] = None) -> Session:
     results = state.get_results(session)
     return Session(corpus=state.get_corpus(session), settings=state.get_settings(session), results=results,
                    steps={m: state.get_step(m, session) for m in MODELS},
-                   imported=state.get_imported(session))
+                   imported=state.get_imported(session), unigram=state.get_unigram(session),
+                   unigram_step=state.get_unigram_view(session).step)
 
 
 def _settings_json(settings: Settings) -> dict:
@@ -103,7 +107,10 @@ def session_to_json(s: Session) -> dict:
                    "traces": {m: trace_to_json(r.trace(m)) for m in MODELS}}
     return {"format": SESSION_FORMAT, "version": SESSION_VERSION, "app": "Tokenizer Playground",
             "corpus": _corpus_json(s.corpus), "settings": _settings_json(s.settings), "results": results,
-            "steps": {m: int(s.steps.get(m, 0)) for m in MODELS}, "imported": _imported_json(s.imported)}
+            "steps": {m: int(s.steps.get(m, 0)) for m in MODELS}, "imported": _imported_json(s.imported),
+            "unigram": None if s.unigram is None else {
+                "corpus_name": s.unigram.corpus_name, "corpus_digest": s.unigram.corpus_digest,
+                "trace": s.unigram.trace.to_json(), "step": int(s.unigram_step)}}
 
 
 def dump_session(s: Session) -> bytes:
@@ -156,6 +163,8 @@ def parse_session(raw: bytes, name: str = "the file") -> Session:
         raise _fail(f"{name} is damaged: a part of it is nested too deeply") from None
     if s.results is not None:   # its traces are the file's: cached apart from trained ones (state.Results)
         s = replace(s, results=replace(s.results, origin="file:" + hashlib.sha256(raw).hexdigest()))
+    if s.unigram is not None:
+        s = replace(s, unigram=replace(s.unigram, origin="file:" + hashlib.sha256(raw).hexdigest()))
     return s
 
 
@@ -256,7 +265,24 @@ def _session(data: dict) -> Session:
     results = _results(data.get("results"))
     steps = _steps(data.get("steps", {}), results)
     imported = _imported(data.get("imported", []))
-    return Session(corpus=corpus, settings=settings, results=results, steps=steps, imported=imported)
+    unigram, unigram_step = _unigram(data.get("unigram"), results)
+    return Session(corpus=corpus, settings=settings, results=results, steps=steps, imported=imported,
+                   unigram=unigram, unigram_step=unigram_step)
+
+
+def _unigram(value, results: Optional[Results]) -> tuple[Optional[UnigramResult], int]:
+    """The optional Unigram of a session file (files saved before it have none)."""
+    if value is None:
+        return None, 0
+    if not isinstance(value, dict) or results is None:
+        raise _Bad("unigram: expected an object, beside trained results")
+    name, digest, step = value.get("corpus_name"), value.get("corpus_digest"), value.get("step", 0)
+    if not isinstance(name, str) or not isinstance(digest, str):
+        raise _Bad("unigram: expected corpus_name and corpus_digest")
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        raise _Bad("unigram: step must be a whole number of at least 0")
+    trace = UnigramTrace.from_json(_need(value, "trace", "unigram"))
+    return UnigramResult(name, digest, trace), step
 
 
 def apply_session(s: Session, session: Optional[MutableMapping] = None) -> None:
@@ -267,6 +293,9 @@ def apply_session(s: Session, session: Optional[MutableMapping] = None) -> None:
     state.set_results(s.results, session)          # also resets the steps ...
     for m in MODELS:
         state.set_step(m, s.steps.get(m, 0), session)   # ... which the file then sets
+    state.set_unigram(s.unigram, session)          # after set_results, which clears it
+    if s.unigram is not None:
+        state.set_unigram_view(state.UnigramView(step=s.unigram_step), session)   # the page clamps it
     for name in list(state.get_imported(session)):
         state.remove_imported(name, session)
     for name, tok in s.imported.items():
@@ -290,6 +319,8 @@ def summary(s: Session) -> str:
                                              for m in MODELS))
     else:
         parts.append("nothing trained")
+    if s.unigram is not None:
+        parts.append(f"{state.UNIGRAM_LABEL} {len(s.unigram.trace.vocab):,} pieces")
     if s.imported:
         parts.append(f"{len(s.imported)} imported tokenizer{'s' if len(s.imported) > 1 else ''}")
     return "; ".join(parts)

@@ -39,6 +39,7 @@ import streamlit as st
 from core.corpus import WordCounts
 from core.errors import CorpusError
 from core.trainer import MODEL_LABELS, MODELS, Trace, TrainConfig  # noqa: F401 (MODEL_LABELS: pages read it here)
+from core.unigram import UnigramConfig, UnigramTrace
 from playground import views
 
 
@@ -50,6 +51,12 @@ _STEP = "pg_step"
 _NOTICE = "pg_notice"
 _IMPORTED = "pg_imported"
 _STARTED = "pg_started"
+_UNIGRAM_SETTINGS = "pg_unigram_settings"
+_UNIGRAM = "pg_unigram"
+_UNIGRAM_VIEW = "pg_unigram_view"
+
+UNIGRAM = "unigram"            # Unigram's name where trainers are named (tokenizer keys, widget keys)
+UNIGRAM_LABEL = "Unigram"
 
 
 @dataclass(frozen=True)
@@ -199,6 +206,7 @@ def set_results(results: Results, session: Optional[MutableMapping] = None) -> N
     ss = _ss(session)
     ss[_RESULTS] = results
     ss[_STEP] = {m: 0 for m in MODELS}
+    ss[_UNIGRAM] = None   # new results: a Unigram trained with them is set after (unigram_control.train)
 
 
 def get_step(model: str, session: Optional[MutableMapping] = None) -> int:
@@ -209,6 +217,66 @@ def set_step(model: str, step: int, session: Optional[MutableMapping] = None) ->
     steps = dict(_get(_STEP, session))
     steps[model] = max(0, int(step))
     _ss(session)[_STEP] = steps
+
+
+# -- Unigram: opt-in, trained beside the three (its own settings, result and step)
+
+@dataclass(frozen=True)
+class UnigramSettings:
+    """Whether the Train button trains Unigram too, and with what."""
+    on: bool = False
+    config: UnigramConfig = field(default_factory=lambda: UnigramConfig(vocab_size=100).resolved())
+
+
+@dataclass(frozen=True)
+class UnigramResult:
+    """The Unigram trace last trained, and the corpus it was trained on."""
+    corpus_name: str
+    corpus_digest: str
+    trace: UnigramTrace
+    # "" when trained here; "file:<sha256>" when loaded from a session file (as Results.origin)
+    origin: str = field(default="", compare=False)
+
+    @property
+    def cache_key(self) -> str:
+        """What the shared caches key this trace by: a loaded one apart from any trained here."""
+        return self.corpus_digest if not self.origin else f"{self.corpus_digest}|{self.origin}"
+
+
+def get_unigram_settings(session: Optional[MutableMapping] = None) -> UnigramSettings:
+    return _ss(session).get(_UNIGRAM_SETTINGS) or UnigramSettings()
+
+
+def set_unigram_settings(settings: UnigramSettings, session: Optional[MutableMapping] = None) -> None:
+    _ss(session)[_UNIGRAM_SETTINGS] = settings
+
+
+def get_unigram(session: Optional[MutableMapping] = None) -> Optional[UnigramResult]:
+    return _ss(session).get(_UNIGRAM)
+
+
+def set_unigram(result: Optional[UnigramResult], session: Optional[MutableMapping] = None) -> None:
+    """Store a trained Unigram (after set_results, which clears it); its step goes back to 0."""
+    ss = _ss(session)
+    ss[_UNIGRAM] = result
+    ss[_UNIGRAM_VIEW] = UnigramView()
+
+
+@dataclass(frozen=True)
+class UnigramView:
+    """What the Unigram page shows: the iteration (0 = the seed pieces), the lattice's word, autoplay."""
+    step: int = 0
+    word: Optional[str] = None          # None: a short word of the corpus, picked by the page
+    playing: bool = False
+    speed: float = 1.0
+
+
+def get_unigram_view(session: Optional[MutableMapping] = None) -> UnigramView:
+    return _ss(session).get(_UNIGRAM_VIEW) or UnigramView()
+
+
+def set_unigram_view(view: UnigramView, session: Optional[MutableMapping] = None) -> None:
+    _ss(session)[_UNIGRAM_VIEW] = view
 
 
 # -- tokenizer files imported on the Inspect page (usable on Compare): name -> tokenizer
@@ -310,6 +378,30 @@ class MergesKeys:
     def pairs(model: str) -> str:
         """The candidate-pairs chart of one tokenizer (three side by side in lockstep)."""
         return f"merges_pairs_{model}"
+
+
+class UnigramKeys:
+    # the Corpus page's Unigram settings
+    ON = "corpus_unigram_on"
+    VOCAB_SIZE = "corpus_unigram_vocab_size"
+    PRE_TOKENIZER = "corpus_unigram_pre_tokenizer"
+    NORMALIZER = "corpus_unigram_normalizer"
+    SHRINKING = "corpus_unigram_shrinking_factor"
+    SUB_ITERATIONS = "corpus_unigram_n_sub_iterations"
+    UNK_TOKEN = "corpus_unigram_unk_token"
+    FIT = "corpus_unigram_fit"
+    # the Unigram page (FIRST … LAST: merges_keys.js clicks them, data-keys="unigram")
+    FIRST = "unigram_first"
+    PREV = "unigram_prev"
+    PLAY = "unigram_play"
+    NEXT = "unigram_next"
+    LAST = "unigram_last"
+    SPEED = "unigram_speed"
+    STEP = "unigram_step"
+    WORD = "unigram_word"
+    CURVES = "unigram_curves"
+    PRUNED = "unigram_pruned"
+    SCORES = "unigram_scores"
 
 
 class CompareKeys:
@@ -442,7 +534,7 @@ def set_merges_view(view: MergesView, session: Optional[MutableMapping] = None) 
 # are kept under on the server (playground/corpus_store.py), so that F5 or a copied link restores
 # them. A page's calls never see or drop the app's link; corpus_store.sync writes it.
 
-APP_LINK_KEYS = ("corpus", "settings", "trained")
+APP_LINK_KEYS = ("corpus", "settings", "trained", "unigram")   # unigram: the settings a Unigram was trained with
 _APP_LINK = "pg_app_link"            # the app's link last written: {key: hex digest}
 _LINK_CHECKED = "pg_link_checked"    # the session has looked at its first address's app link
 _LINK_PROBLEM = "pg_link_problem"    # what the link named that this server no longer has (text)

@@ -1,0 +1,104 @@
+"""Unigram in Chromium: opted in on the Corpus page, trained on seed 001 (202 characters) with
+the three, then stepped on its page by the Merges page's keys (→ End Home), through a pruning,
+and one word's lattice drawn, the Viterbi path outlined and the shares adding up to 100%.
+
+Screenshots of the iteration view and of the lattice at 1280 and 1024 pixels, light and dark:
+tests/screenshots/unigram-{iterations,lattice}-{1280,1024}-{light,dark}.png. Every wait is for
+the state asserted (the step sentence, the lattice's rows), never for a time.
+"""
+import math
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import WAIT, go_to, idle, load_preset, new_tab, open_app, rerun, snap
+
+pytestmark = pytest.mark.browser
+
+SIZE = 32            # seed 001 accepts 30 to 73 pieces; 32 takes two prunings
+WIDTHS = (1280, 1024)
+
+
+def _sentence(page):
+    return page.locator(".mg-sentence").first
+
+
+def _step(page) -> int:
+    return int(page.locator(".mg-state").get_attribute("data-step"))
+
+
+def _press(page, key: str, step: int, last: int) -> None:
+    page.keyboard.press(key)
+    expect(_sentence(page)).to_contain_text(f"Step {step} of {last}", timeout=WAIT)
+    idle(page)
+
+
+def _train_with_unigram(page, shot=None) -> None:
+    load_preset(page, "Seed 001")
+    with rerun(page):
+        page.locator(".st-key-corpus_unigram_on").get_by_text("Train Unigram too").click()
+    box = page.locator(".st-key-corpus_unigram_vocab_size input")
+    box.fill(str(SIZE))
+    with rerun(page):
+        box.press("Enter")
+    expect(page.get_by_text("This corpus accepts a Unigram vocabulary of")).to_be_visible(timeout=WAIT)
+    if shot is not None:
+        page.locator(".st-key-corpus_unigram_box").screenshot(path=shot)
+    with rerun(page, 4 * WAIT):
+        page.get_by_role("button", name=re.compile("^Train all four")).click()
+    expect(page.get_by_text("Trained all four")).to_be_visible(timeout=WAIT)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_unigram_stepped_by_keys_with_its_lattice(browser, app_url, screenshot_dir, theme):
+    context = browser.new_context(viewport={"width": WIDTHS[0], "height": 900}, color_scheme=theme)
+    page = new_tab(context)
+    try:
+        open_app(page, app_url)
+        _train_with_unigram(page, screenshot_dir / f"unigram-settings-1280-{theme}.png")
+        go_to(page, "Unigram")
+        marker = page.locator('.mg-state[data-keys="unigram"]')
+        marker.wait_for(state="attached", timeout=WAIT)
+        last = int(marker.get_attribute("data-last"))
+        expect(_sentence(page)).to_contain_text(f"Step 0 of {last}: the ", timeout=WAIT)
+
+        # by keys alone, after a click on the page: → until a pruning, End, Home
+        page.get_by_role("heading", name="Unigram", exact=True).first.click()
+        step = 0
+        while "pruning" not in _sentence(page).inner_text():
+            step += 1
+            assert step < last, "no pruning before the final vocabulary"
+            _press(page, "ArrowRight", step, last)
+        expect(page.locator(".st-key-unigram_pruned")).to_be_visible()
+        pruned = step
+        _press(page, "End", last, last)
+        expect(_sentence(page)).to_contain_text("the final vocabulary")
+        _press(page, "Home", 0, last)
+        # back to the pruning through the slider's keys would move the slider: the step buttons
+        for k in range(1, pruned + 1):
+            _press(page, "ArrowRight", k, last)
+        assert _step(page) == pruned
+
+        lattice = page.locator(".ug-lattice")
+        expect(lattice).to_be_visible(timeout=WAIT)
+        rows = int(lattice.get_attribute("data-segmentations"))
+        assert rows >= 2
+        expect(lattice.locator(".ug-row.ug-best")).to_have_count(1)
+        shares = [float(s) for s in lattice.locator(".ug-share").evaluate_all("els => els.map(e => e.dataset.p)")]
+        if len(shares) == rows:   # every segmentation drawn: the shares are the whole word
+            assert math.isclose(sum(shares), 1.0, rel_tol=1e-9)
+        assert max(shares) == shares[0]   # the Viterbi path first, the most probable
+
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 900})
+            idle(page)
+            page.get_by_test_id("stMain").locator("h1").first.scroll_into_view_if_needed()
+            snap(page, screenshot_dir / f"unigram-iterations-{width}-{theme}.png")
+            # the lattice fits the page's width: no horizontal scrolling needed to read it
+            fits = lattice.evaluate("e => [e.scrollWidth, e.clientWidth, getComputedStyle(e).gridTemplateColumns]")
+            assert fits[0] <= fits[1] + 1, (width, fits)
+            lattice.scroll_into_view_if_needed()
+            page.locator(".st-key-unigram_lattice").screenshot(path=screenshot_dir / f"unigram-lattice-{width}-{theme}.png")
+    finally:
+        context.close()
