@@ -107,16 +107,17 @@ def tokenizer(result: UnigramResult) -> UnigramTokenizer:
 # ---------------------------------------------------------------- the Corpus page's settings
 
 def current_settings() -> UnigramSettings:
-    """Seed the Unigram widgets from state (they lose their values on other pages), then read them.
+    """Read the Unigram widgets (seeded from state: they lose their values on other pages) and write
+    them back every run.
     A value the config refuses keeps the stored config (the error shows when training)."""
     stored = state.get_unigram_settings()
     c = stored.config
     values = {K.ON: stored.on, K.VOCAB_SIZE: c.vocab_size, K.PRE_TOKENIZER: c.pre_tokenizer,
               K.NORMALIZER: c.normalizer, K.SHRINKING: c.shrinking_factor, K.SUB_ITERATIONS: c.n_sub_iterations,
               K.UNK_TOKEN: c.unk_token or ""}
-    for key, value in values.items():
-        state.init_widget(key, value)
     read = {key: state.widget_value(key, value) for key, value in values.items()}
+    for key, value in read.items():
+        state.show_widget(key, value)   # every run, as the three trainers' settings (pages/corpus.py says why)
     config = replace(c, vocab_size=int(read[K.VOCAB_SIZE]), pre_tokenizer=read[K.PRE_TOKENIZER],
                      normalizer=read[K.NORMALIZER], shrinking_factor=float(read[K.SHRINKING]),
                      n_sub_iterations=int(read[K.SUB_ITERATIONS]),
