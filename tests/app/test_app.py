@@ -3,7 +3,6 @@ bad input is refused without losing anything. Charts' pixels are the browser tes
 import re
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from core.corpus import WordCounts
 from core.trainer import TrainConfig

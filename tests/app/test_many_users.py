@@ -11,8 +11,6 @@ import dataclasses
 import importlib
 import json
 import pkgutil
-import re
-import sys
 from types import ModuleType
 
 import pytest

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "cli.md"
 FENCE = re.compile(r"^```(\w*)\s*$")
 EXPECT = re.compile(r"^(?P<cmd>.*?\S)\s+# => (?P<out>.*)$")

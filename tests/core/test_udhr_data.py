@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from pathlib import Path
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script():

@@ -27,8 +27,8 @@ from core.formats import load_tokenizer, save_tokenizer, tokenizer_file_text
 from core.presets import load_kjv
 from core.unigram import METASPACE, UnigramConfig, UnigramTokenizer, UnigramTrace, digamma, train_unigram
 from core.unigram_reference import train_reference
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SEED_000 = "highest higher lower lowest cooler coolest"
 SEED_004 = "low " * 5 + "lower " * 2 + "newest " * 6 + "widest " * 3
 

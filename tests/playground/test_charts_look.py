@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,8 +15,8 @@ from core.corpus import count_words
 from core.presets import get_preset, words_for
 from core.trainer import TrainConfig, train
 from playground import charts
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def preset_trace(key: str, model: str):
