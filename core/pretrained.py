@@ -46,6 +46,7 @@ Example: load_pretrained("gpt2").encode("Hello, world!").ids == (15496, 11, 995,
 from __future__ import annotations
 
 import base64
+import binascii
 import gzip
 import hashlib
 import html
@@ -350,7 +351,9 @@ def _read_checked(name: str) -> bytes:
 
 def _parse_tiktoken(data: bytes) -> dict[bytes, int]:
     """The .tiktoken format: one `base64(token) rank` per line (what tiktoken's load_tiktoken_bpe reads)."""
-    return {base64.b64decode(tok): int(rank) for tok, rank in (line.split() for line in data.splitlines() if line)}
+    # binascii directly: base64.b64decode's argument checks cost more than the decoding (200,000 lines)
+    a2b = binascii.a2b_base64
+    return {a2b(tok): int(rank) for tok, rank in (line.split() for line in data.splitlines() if line)}
 
 
 def _parse_tekken(data: bytes, id_offset: int) -> tuple[dict[bytes, int], str]:
@@ -364,7 +367,7 @@ def _parse_tekken(data: bytes, id_offset: int) -> tuple[dict[bytes, int], str]:
                                  f"not {id_offset}")
     ranks = {}
     for entry in model["vocab"][:inner]:
-        ranks[base64.b64decode(entry["token_bytes"])] = entry["rank"] + id_offset
+        ranks[binascii.a2b_base64(entry["token_bytes"])] = entry["rank"] + id_offset
     return ranks, config["pattern"]
 
 
@@ -398,28 +401,52 @@ def _nfc_aligned(text: str) -> tuple[str, Optional[list[tuple[int, int]]]]:
     return "".join(parts), spans
 
 
+class _SpecialMatch(tuple):
+    """(start, end, spelling) with the re.Match methods the encoders use."""
+    def start(self) -> int: return self[0]
+    def end(self) -> int: return self[1]
+    def span(self) -> tuple[int, int]: return self[0], self[1]
+    def group(self) -> str: return self[2]
+
+
+class _SpecialsScanner:
+    """Finds special-token spellings left to right, the longest where several start at one place
+    (what a longest-first alternation finds). Jurassic-2 has 26,089 spellings: as one regex (even
+    a trie) Python's re took 0.3-0.9 s to compile; here a candidate start is found by its first
+    character and each length the spellings have is looked up in a set, nothing to compile."""
+
+    def __init__(self, specials):
+        self._by_len: dict[int, set[str]] = {}
+        for s in specials:
+            if s:
+                self._by_len.setdefault(len(s), set()).add(s)
+        self._lengths = sorted(self._by_len, reverse=True)
+        self._starts = re.compile("[" + "".join(sorted({re.escape(s[0]) for s in specials if s})) + "]")
+
+    def finditer(self, text: str):
+        pos, n = 0, len(text)
+        while pos < n:
+            m = self._starts.search(text, pos)
+            if m is None:
+                return
+            at = m.start()
+            for length in self._lengths:
+                piece = text[at:at + length]
+                if len(piece) == length and piece in self._by_len[length]:
+                    yield _SpecialMatch((at, at + length, piece))
+                    pos = at + length
+                    break
+            else:
+                pos = at + 1
+
+
 def _specials_regex(specials):
     """Matches any special-token spelling, the longest one where several start at the same place
-    (as tiktoken's special regex). Many spellings (Jurassic-2 has 26,089) are compiled as a trie:
-    one alternation of them all takes seconds to compile and to run."""
+    (as tiktoken's special regex): a regex for a few, a set lookup (_SpecialsScanner) for many."""
     specials = sorted(set(specials), key=len, reverse=True)
     if len(specials) <= 100:
         return re.compile("|".join(re.escape(s) for s in specials))
-    trie: dict = {}
-    for s in specials:
-        node = trie
-        for ch in s:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def walk(node) -> str:     # children first, then "stop here": the longest spelling wins
-        alts = [re.escape(ch) + walk(child) for ch, child in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return re.compile(walk(trie))
+    return _SpecialsScanner(specials)
 
 
 @dataclass(frozen=True, eq=False)
@@ -586,6 +613,17 @@ def _load_tiktoken(name: str) -> PretrainedTokenizer:
     return _build_tiktoken(name, src, ranks, pat_str)
 
 
+def _spell_byte_level(tok_bytes: list, latin1_to_chars: dict) -> list:
+    """Each token's bytes spelled in GPT-2's alphabet (None stays None). One translate over all the
+    tokens joined, then cut at each token's length (a byte is one character): a translate per token
+    took most of a 200,000-token load."""
+    present = [b for b in tok_bytes if b is not None]
+    joined = b"".join(present).decode("latin-1").translate(latin1_to_chars)
+    ends = list(accumulate(map(len, present)))
+    spelled = iter([joined[s:e] for s, e in zip([0] + ends[:-1], ends)])
+    return [None if b is None else next(spelled) for b in tok_bytes]
+
+
 def _build_tiktoken(name: str, src: _Source, ranks: dict[bytes, int], pat_str: str,
                     imported: bool = False) -> PretrainedTokenizer:
     import tiktoken
@@ -597,7 +635,7 @@ def _build_tiktoken(name: str, src: _Source, ranks: dict[bytes, int], pat_str: s
     for b, r in ranks.items():
         tok_bytes[r] = b
     latin1_to_chars = dict(byte_to_char())  # str.translate table: byte (as a Latin-1 char) -> Ġ alphabet
-    tokens = [None if b is None else b.decode("latin-1").translate(latin1_to_chars) for b in tok_bytes]
+    tokens = _spell_byte_level(tok_bytes, latin1_to_chars)
     spelled: dict = {}                         # special id -> its spellings' bytes (for offsets only)
     for s, i in specials.items():
         tokens[i], tok_bytes[i] = s, b""
@@ -716,6 +754,22 @@ def _byte_level_bytes(token: str) -> bytes:
         return token.encode("utf-8")
 
 
+def _byte_level_bytes_all(spellings: list, special_ids: set, tokens: list) -> list:
+    """_byte_level_bytes of every spelling at once (None: an unassigned id, or b"" for a special id):
+    one translate over the spellings joined when every character is in the byte alphabet (then one
+    character is one byte), else token by token."""
+    present = [t for t in spellings if t is not None]
+    joined = "".join(present)
+    table = char_to_byte()
+    if not set(joined) <= table.keys():
+        return [None if t is None else b"" if i in special_ids else _byte_level_bytes(t)
+                for i, t in enumerate(tokens)]
+    data = joined.translate({ord(c): chr(b) for c, b in table.items()}).encode("latin-1")
+    ends = list(accumulate(map(len, present)))
+    pieces = iter([data[s:e] for s, e in zip([0] + ends[:-1], ends)])
+    return [b"" if i in special_ids else None if t is None else next(pieces) for i, t in enumerate(spellings)]
+
+
 def _load_hf(name: str) -> PretrainedTokenizer:
     """A tokenizer.json shipped whole (DeepSeek V4), run by `tokenizers`. Every added token, marked
     special or not in the file, is text by default and matched only when recognizing."""
@@ -745,8 +799,8 @@ def _load_hf(name: str) -> PretrainedTokenizer:
     specials = tuple(a["content"] for a in added)
     special_ids = {a["id"] for a in added}
     tokens_t = tuple(tokens)
-    bytes_t = tuple(None if t is None else b"" if i in special_ids else _byte_level_bytes(t)
-                    for i, t in enumerate(tokens))
+    bytes_t = tuple(_byte_level_bytes_all([None if i in special_ids else t for i, t in enumerate(tokens)],
+                                          special_ids, tokens))
     merges_of: dict = {}
 
     def made_at(i: int) -> Optional[int]:
@@ -938,14 +992,19 @@ def _build_sentencepiece(name: str, src: _Source, sp, imported: bool = False) ->
     tabs as spaces, runs of 2+ spaces as the longest ▁▁… tokens, and runs of digit tokens
     re-split into groups of three from the right unless the whole number is a token."""
     n = sp.get_piece_size()
-    pieces = [sp.id_to_piece(i) for i in range(n)]
-    is_byte = [sp.is_byte(i) for i in range(n)]
+    every = list(range(n))     # sentencepiece's batched calls: one Python call per table, not per id
+    pieces = sp.id_to_piece(every)
+    is_byte = sp.is_byte(every)
     jurassic = name == "jurassic-2" and not imported
     newline_id = sp.piece_to_id("<|newline|>") if jurassic else None
-    special_ids = [i for i in range(n) if (sp.is_control(i) or sp.is_unknown(i)) and i != newline_id]
+    special_ids = [i for i, c, u in zip(every, sp.is_control(every), sp.is_unknown(every)) if (c or u) and i != newline_id]
     specials = tuple(pieces[i] for i in special_ids)
     ids_of = {pieces[i]: i for i in special_ids}
     special_set = set(special_ids)
+    # every piece's UTF-8 at once (▁ as a space): encoded joined by NUL, then split (262,144 pieces)
+    joined = "\0".join(pieces)
+    utf8 = (joined.replace(_SP_SPACE, " ").encode("utf-8").split(b"\0") if joined.count("\0") == n - 1
+            else [p.replace(_SP_SPACE, " ").encode("utf-8") for p in pieces])
     bytes_t = []
     for i, p in enumerate(pieces):
         if i in special_set:
@@ -955,7 +1014,7 @@ def _build_sentencepiece(name: str, src: _Source, sp, imported: bool = False) ->
         elif is_byte[i]:
             bytes_t.append(bytes([int(_BYTE_PIECE.fullmatch(p).group(1), 16)]))
         else:
-            bytes_t.append(p.replace(_SP_SPACE, " ").encode("utf-8"))
+            bytes_t.append(utf8[i])
     tokens_t, bytes_t = tuple(pieces), tuple(bytes_t)
     vocab = {p: i for i, p in enumerate(pieces)}
     unk = sp.unk_id()
