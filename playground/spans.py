@@ -295,6 +295,30 @@ def _gap(piece: str, visible_whitespace: bool) -> str:
     return f'<span class="tp-gap">{shown}</span>'
 
 
+def render_chunks(front, *, visible_whitespace: bool = False, max_chars: int = MAX_DRAWN_CHARS) -> tuple[str, bool]:
+    """The chunks a pre-tokenizer cut (tok.front(text): its normalized text and chunks with
+    offsets) as outlined boxes over that text, alternating two outline styles so neighbours read
+    apart; what no chunk covers is grey. Returns (html, truncated): chunks starting at or beyond
+    `max_chars` are not drawn. render_chunks(gpt2.front("I'm 12345")) shows `I`, `'m`, ` 12345`."""
+    text = front.normalized
+    parts: list[str] = []
+    covered, truncated = 0, False
+    for k, chunk in enumerate(front.chunks):
+        if chunk.start >= max_chars:
+            truncated = True
+            break
+        if chunk.start > covered:
+            parts.append(_gap(text[covered:chunk.start], visible_whitespace))
+        shown = show_whitespace(chunk.plain) if visible_whitespace else show_invisible(chunk.plain)
+        shown = markup.text(shown)
+        nl = " tp-nl" if "\n" in shown else ""
+        parts.append(f'<span class="tp-k tp-k{k % 2}{nl}">{shown}</span>')
+        covered = max(covered, chunk.end)
+    if not truncated and covered < min(len(text), max_chars):
+        parts.append(_gap(text[covered:max_chars], visible_whitespace))
+    return f'<div class="tp-chunks">{"".join(parts)}</div>', truncated
+
+
 def token_boundaries(enc: Encoding) -> set[int]:
     """Character positions where a token ends (inside the text), ignoring zero-width tokens."""
     ends = set()

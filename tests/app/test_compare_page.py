@@ -153,7 +153,8 @@ def test_boundaries_tab_shows_the_shared_share():
     at.selectbox(key="compare_bound_b").set_value("pretrained:bert-base-uncased").run()
     share = int(at.metric[0].value.rstrip("%"))
     assert 0 <= share < 100
-    drawn = [h.proto.body for h in at.html if h.proto.body != style.page_html()]   # not the app's stylesheet
+    drawn = [h.proto.body for h in at.html if h.proto.body != style.page_html()   # not the app's stylesheet
+             and not h.proto.body.startswith('<table class="tp-info">')]          # nor the picker's table
     assert len(drawn) == 1 and "tp-bound" in drawn[0]
 
 
@@ -198,12 +199,19 @@ def test_payloads_never_become_markup_on_any_path():
                 assert not at.exception
                 assert sum("tp-tokens" in p for p in panels(at).values()) == 5 - len(at.error)
                 _assert_no_markup_from_the_user(at)
-    for tab in ("Boundaries", "Encoder differences"):
+    at.toggle(key="compare_chunks").set_value(True).run()     # the pre-tokenizer's chunks of the payload
+    assert sum("tp-chunks" in p for p in panels(at).values()) == 5 - len(at.error)
+    _assert_no_markup_from_the_user(at)
+    for tab in ("Boundaries", "Encoder differences", "Chat"):
         at.session_state["compare_tab"] = tab
         at.run()
         assert not at.exception
         assert at.html
         _assert_no_markup_from_the_user(at)
+    at.text_area(key="compare_chat_user").input(HTML_PAYLOAD)
+    at.multiselect(key="compare_tokenizers").set_value(["pretrained:qwen2.5", "pretrained:o200k_harmony"]).run()
+    assert sum('<div class="tp-plain tp-chat-string">' in h.proto.body for h in at.html) == 2
+    _assert_no_markup_from_the_user(at)
 
 
 def test_stacked_layout_and_an_empty_selection():
@@ -212,7 +220,7 @@ def test_stacked_layout_and_an_empty_selection():
     assert not at.exception and len(panels(at)) == 4
     at.multiselect(key="compare_tokenizers").set_value([]).run()
     assert not at.exception and not panels(at)
-    assert any("Choose up to 7" in i.value for i in at.info)
+    assert any(f"Choose up to {compare.MAX_TOKENIZERS}" in i.value for i in at.info)
     # an edited selection is kept, even when empty
     at.run()
     assert at.multiselect(key="compare_tokenizers").value == []

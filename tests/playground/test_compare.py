@@ -89,12 +89,13 @@ def test_default_selection_with_and_without_trained_results():
     assert compare.default_selection(compare.tokenizer_choices([], [], ["a", "b"])) == ["imported:a", "imported:b"]
 
 
-def test_valid_selection_drops_what_is_gone_and_caps_at_seven():
-    choices = compare.tokenizer_choices(["bpe", "bbpe", "wordpiece"], ["gpt2"], [])
+def test_valid_selection_drops_what_is_gone_and_caps_at_the_maximum():
+    choices = compare.tokenizer_choices(["bpe", "bbpe", "wordpiece"], ["gpt2"], ["a", "b", "c", "d", "e"])
     keys = [c.key for c in choices]
+    assert len(keys) > compare.MAX_TOKENIZERS
     kept = compare.valid_selection(["pretrained:gpt2", "imported:gone", "pretrained:gpt2"], choices)
     assert kept == ["pretrained:gpt2"]
-    assert compare.valid_selection(keys, choices) == keys[:7]
+    assert compare.valid_selection(keys, choices) == keys[:compare.MAX_TOKENIZERS]
     assert compare.valid_selection(None, choices) == []
 
 
