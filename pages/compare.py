@@ -356,4 +356,4 @@ if tab_chat.open:
                                                        made_at=tok.made_at, made_word="merge rank")
                         body = (compare.render_chat_string(result.pieces) + '<div class="tp-label">Tokens</div>'
                                 + drawn)
-                    st.html(compare.render_chat_panel(result, body))
+                    st.html(compare.render_chat_panel(result, body, max_height="40rem"))

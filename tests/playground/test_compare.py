@@ -338,3 +338,10 @@ def test_empty_text_renders_nothing_but_the_frame():
     enc = Encoding(ids=(), tokens=(), token_bytes=(), offsets=(), encoder="tiktoken")
     out, truncated = render_tokens(enc, text="")
     assert not truncated and _shown_text(out) == ""
+
+
+def test_stylesheet_holds_no_angle_bracket():
+    """Streamlit's HTML sanitizer drops the whole injected <style> element when its text holds a
+    tag-like `<s>` (a comment naming a special token did: every page lost its styles)."""
+    from playground import style
+    assert "<" not in style.stylesheet()
