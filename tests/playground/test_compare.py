@@ -13,7 +13,7 @@ from core.encoding import Encoding
 from core.errors import EncodeError
 from core.pretrained import load_pretrained, pretrained_names
 from core.trainer import TrainConfig, train
-from playground import compare, style
+from playground import compare, spans, style
 from playground.spans import (INVISIBLE, PALETTE, render_boundaries, render_tokens, show_invisible,
                               show_whitespace)
 from tests.support import HTML_PAYLOAD as ALL_PAYLOADS
@@ -345,3 +345,45 @@ def test_stylesheet_holds_no_angle_bracket():
     tag-like `<s>` (a comment naming a special token did: every page lost its styles)."""
     from playground import style
     assert "<" not in style.stylesheet()
+
+
+def test_link_carries_special_add_and_chunks_both_ways():
+    opts = compare.EncodeOptions(recognize_special_tokens=True, add_special_tokens=True)
+    params = compare.link_params("hi", None, "Tokens", "Side by side", False, False, options=opts, chunks=True)
+    assert params == {"text": "hi", "special": "1", "add": "1", "chunks": "1"}
+    link, msgs = compare.parse_link(params, [])
+    assert (link.recognize_special, link.add_special, link.chunks, msgs) == (True, True, True, [])
+    assert compare.link_params("hi", None, "Tokens", "Side by side", False, False) == {"text": "hi"}
+    link, msgs = compare.parse_link({"special": "maybe"}, [])
+    assert link.recognize_special is None and msgs == ["Ignored special='maybe': use 1 or 0."]
+
+
+def test_render_chunks_escapes_cuts_and_keeps_the_gaps():
+    from core.tokenizer import Chunk, Front
+    text = "<b>x</b>  y"
+    front = Front("none", text, "test", (Chunk("<b>", "<b>", 0, 3), Chunk("x", "x", 3, 4), Chunk("y", "y", 10, 11)))
+    drawn, cut = spans.render_chunks(front)
+    assert not cut and "<b>" not in drawn and "&lt;b&gt;" in drawn
+    assert re.findall(r'class="tp-k (tp-k\d)', drawn) == ["tp-k0", "tp-k1", "tp-k0"]   # neighbours alternate
+    assert '<span class="tp-gap">&lt;/b&gt;  </span>' in drawn                       # what no chunk covers
+    drawn, cut = spans.render_chunks(front, max_chars=5)
+    assert cut and drawn.count('class="tp-k ') == 2
+
+
+def test_missing_note_names_each_tokenizer_and_each_command_once():
+    assert compare.missing_note([]) == ""
+    note = compare.missing_note([("llama3", "pip install --no-deps llama-models==0.3.0"),
+                                 ("llama4", "pip install --no-deps llama-models==0.3.0"),
+                                 ("clip", "pip install ftfy (see requirements.txt)")])
+    assert note.startswith("Not installed here, so not offered: Llama 3, Llama 4, CLIP")
+    assert note.count("llama-models==0.3.0") == 1 and "`pip install ftfy (see requirements.txt)`" in note
+
+
+def test_chat_result_of_a_model_without_a_format_or_with_a_foreign_one():
+    gpt2 = compare.tokenizer_choices([], ["gpt2"], [])[0]
+    result = compare.chat_result(gpt2, load_pretrained("gpt2"), compare.chat_messages(["", "Hi", "", ""]))
+    assert (result.fmt, result.chat, result.rule_count, result.error) == (None, None, None, "")
+    # a tokenizer that lacks the format's special tokens: one clear error, never an exception
+    qwen = compare.tokenizer_choices([], ["qwen2.5"], [])[0]
+    result = compare.chat_result(qwen, load_pretrained("gpt2"), [{"role": "user", "content": "Hi"}])
+    assert result.chat is None and "no special token" in result.error
