@@ -613,17 +613,6 @@ def _load_tiktoken(name: str) -> PretrainedTokenizer:
     return _build_tiktoken(name, src, ranks, pat_str)
 
 
-def _spell_byte_level(tok_bytes: list, latin1_to_chars: dict) -> list:
-    """Each token's bytes spelled in GPT-2's alphabet (None stays None). One translate over all the
-    tokens joined, then cut at each token's length (a byte is one character): a translate per token
-    took most of a 200,000-token load."""
-    present = [b for b in tok_bytes if b is not None]
-    joined = b"".join(present).decode("latin-1").translate(latin1_to_chars)
-    ends = list(accumulate(map(len, present)))
-    spelled = iter([joined[s:e] for s, e in zip([0] + ends[:-1], ends)])
-    return [None if b is None else next(spelled) for b in tok_bytes]
-
-
 def _build_tiktoken(name: str, src: _Source, ranks: dict[bytes, int], pat_str: str,
                     imported: bool = False) -> PretrainedTokenizer:
     import tiktoken
@@ -635,7 +624,7 @@ def _build_tiktoken(name: str, src: _Source, ranks: dict[bytes, int], pat_str: s
     for b, r in ranks.items():
         tok_bytes[r] = b
     latin1_to_chars = dict(byte_to_char())  # str.translate table: byte (as a Latin-1 char) -> Ġ alphabet
-    tokens = _spell_byte_level(tok_bytes, latin1_to_chars)
+    tokens = [None if b is None else b.decode("latin-1").translate(latin1_to_chars) for b in tok_bytes]
     spelled: dict = {}                         # special id -> its spellings' bytes (for offsets only)
     for s, i in specials.items():
         tokens[i], tok_bytes[i] = s, b""
@@ -754,20 +743,7 @@ def _byte_level_bytes(token: str) -> bytes:
         return token.encode("utf-8")
 
 
-def _byte_level_bytes_all(spellings: list, special_ids: set, tokens: list) -> list:
-    """_byte_level_bytes of every spelling at once (None: an unassigned id, or b"" for a special id):
-    one translate over the spellings joined when every character is in the byte alphabet (then one
-    character is one byte), else token by token."""
-    present = [t for t in spellings if t is not None]
-    joined = "".join(present)
-    table = char_to_byte()
-    if not set(joined) <= table.keys():
-        return [None if t is None else b"" if i in special_ids else _byte_level_bytes(t)
-                for i, t in enumerate(tokens)]
-    data = joined.translate({ord(c): chr(b) for c, b in table.items()}).encode("latin-1")
-    ends = list(accumulate(map(len, present)))
-    pieces = iter([data[s:e] for s, e in zip([0] + ends[:-1], ends)])
-    return [b"" if i in special_ids else None if t is None else next(pieces) for i, t in enumerate(spellings)]
+_SPECIAL_FALSE = re.compile(r'("special"\s*:\s*)false')
 
 
 def _load_hf(name: str) -> PretrainedTokenizer:
@@ -777,11 +753,20 @@ def _load_hf(name: str) -> PretrainedTokenizer:
 
     src = _SOURCES[name]
     raw = _read_checked(name).decode("utf-8")
-    data = json.loads(raw)
-    added = sorted(data.get("added_tokens") or [], key=lambda a: a["id"])
-    for a in added:
-        a["special"] = True
-    plain = Tokenizer.from_str(json.dumps(data, ensure_ascii=False))
+    # Every added token marked special, so that encode_special_tokens keeps it text. The flags are
+    # rewritten in the file's text before its "normalizer" key (Hugging Face writes added_tokens
+    # first): parsing and re-serializing 10 MB of JSON took about 0.4 s of the load.
+    head, sep, rest = raw.partition('"normalizer"')
+    if sep and '"added_tokens"' in head:
+        plain = Tokenizer.from_str(_SPECIAL_FALSE.sub(r"\1true", head) + sep + rest)
+    else:
+        data = json.loads(raw)
+        for a in data.get("added_tokens") or ():
+            a["special"] = True
+        plain = Tokenizer.from_str(json.dumps(data, ensure_ascii=False))
+    added = sorted(plain.get_added_tokens_decoder().items())     # (id, AddedToken)
+    if not all(t.special for _, t in added):
+        raise TokenizerFileError(f"{name}: an added token is not marked special: reinstall {src.pip_name}")
     plain.encode_special_tokens = True
     recognizer: dict = {}    # the file as it is, built on first use (several hundred ms)
 
@@ -796,16 +781,16 @@ def _load_hf(name: str) -> PretrainedTokenizer:
     tokens: list = [None] * n
     for t, i in vocab.items():
         tokens[i] = t
-    specials = tuple(a["content"] for a in added)
-    special_ids = {a["id"] for a in added}
+    specials = tuple(t.content for _, t in added)
+    special_ids = {i for i, _ in added}
     tokens_t = tuple(tokens)
-    bytes_t = tuple(_byte_level_bytes_all([None if i in special_ids else t for i, t in enumerate(tokens)],
-                                          special_ids, tokens))
+    bytes_t = tuple(None if t is None else b"" if i in special_ids else _byte_level_bytes(t)
+                    for i, t in enumerate(tokens))
     merges_of: dict = {}
 
     def made_at(i: int) -> Optional[int]:
-        if not merges_of:
-            for k, m in enumerate(data["model"].get("merges") or (), 1):
+        if not merges_of:    # the file parsed only now: a hover card needs it, a load does not
+            for k, m in enumerate(json.loads(raw)["model"].get("merges") or (), 1):
                 a, b = m.split(" ", 1) if isinstance(m, str) else m
                 merges_of.setdefault(a + b, k)
         return merges_of.get(tokens_t[i]) if i not in special_ids else None
@@ -1001,10 +986,6 @@ def _build_sentencepiece(name: str, src: _Source, sp, imported: bool = False) ->
     specials = tuple(pieces[i] for i in special_ids)
     ids_of = {pieces[i]: i for i in special_ids}
     special_set = set(special_ids)
-    # every piece's UTF-8 at once (▁ as a space): encoded joined by NUL, then split (262,144 pieces)
-    joined = "\0".join(pieces)
-    utf8 = (joined.replace(_SP_SPACE, " ").encode("utf-8").split(b"\0") if joined.count("\0") == n - 1
-            else [p.replace(_SP_SPACE, " ").encode("utf-8") for p in pieces])
     bytes_t = []
     for i, p in enumerate(pieces):
         if i in special_set:
@@ -1014,7 +995,7 @@ def _build_sentencepiece(name: str, src: _Source, sp, imported: bool = False) ->
         elif is_byte[i]:
             bytes_t.append(bytes([int(_BYTE_PIECE.fullmatch(p).group(1), 16)]))
         else:
-            bytes_t.append(utf8[i])
+            bytes_t.append(p.replace(_SP_SPACE, " ").encode("utf-8"))
     tokens_t, bytes_t = tuple(pieces), tuple(bytes_t)
     vocab = {p: i for i, p in enumerate(pieces)}
     unk = sp.unk_id()
