@@ -237,13 +237,13 @@ if tab_tokens.open is not False:
             st.info(f"Choose up to {compare.MAX_TOKENIZERS} tokenizers above.")
         elif layout == "Stacked":
             for choice in chosen:
-                draw_panel(choice, "14rem")
+                draw_panel(choice, "24rem" if show_chunks else "14rem")
         else:
             per_row = len(chosen) if len(chosen) <= 3 else 2
             for start in range(0, len(chosen), per_row):
                 for col, choice in zip(st.columns(per_row), chosen[start:start + per_row]):
                     with col:
-                        draw_panel(choice, "24rem")
+                        draw_panel(choice, "34rem" if show_chunks else "24rem")
 
 if tab_bounds.open:
     with tab_bounds:
