@@ -1,6 +1,6 @@
 """Pure helpers of the Compare page: which tokenizers can be compared, what each one's encoding
-(Over 400 lines: the Compare page's choices, statistics, panels and encoder differences, with the
-link parameters that reopen the view; each part small, all about one page.)
+(Over 400 lines: the Compare page's choices, the picker's table, statistics, panels, chat panels and
+encoder differences, with the link parameters that reopen the view; each part small, all about one page.)
 costs in tokens, and where the three encoders of one vocabulary split words differently.
 
     tokenizer_choices(["bbpe"], ["gpt2"], [])   -> Choice per trained model × encoder, pretrained, imported
