@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 from core.pretrained import pretrained_names
 from playground.compare import SAMPLES
 from tests.browser.conftest import WAIT, luminance, new_tab, open_app, panel, rerun, snap
+from tests.browser.test_contrast import contrast_problems
 
 pytestmark = pytest.mark.browser
 
@@ -55,6 +56,7 @@ def test_thirteen_tokenizers_at_1280(browser, app_url, screenshot_dir, scheme):
         # the pre-tokenizer's chunks over the text: GPT-2 cuts digits apart from letters
         expect(panel(page, "pretrained:gpt2").locator(".tp-chunks .tp-k").first).to_be_visible()
         assert names_not_cut(page) == []
+        assert contrast_problems(page) == []      # the table, the chunks' edges, in this theme
         if scheme == "dark":
             background = page.get_by_test_id("stApp").evaluate("e => getComputedStyle(e).backgroundColor")
             assert luminance(background) < 0.2, background
@@ -89,6 +91,7 @@ def test_special_tokens_drawn_distinctly(tab, screenshot_dir):
     expect(panel(tab, "pretrained:llama3").locator(".tp-t").first).to_have_text("<|begin_of_text|>")
     expect(panel(tab, "pretrained:mistral-v1").locator(".tp-t").first).to_have_text("<s>")
     assert "special=1" in tab.url and "add=1" in tab.url
+    assert contrast_problems(tab) == []           # the special tokens' own fill and ink
     snap(tab, screenshot_dir / "compare-special.png")
 
 
@@ -118,4 +121,5 @@ def test_chat_mode_in_three_formats(tab, screenshot_dir):
         box.press("Control+Enter")
     expect(qwen_count).not_to_have_text(before)
     expect(harmony.locator(".tp-rule")).to_contain_text("✓")
+    assert contrast_problems(tab) == []
     snap(tab, screenshot_dir / "compare-chat.png")
