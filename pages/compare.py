@@ -22,7 +22,7 @@ A tokenizer that cannot encode the text (EncodeError) gets a message in its own 
 import streamlit as st
 
 from core.errors import PlaygroundError, TokenizerFileError
-from playground import compare, corpus_store, live_text, markup, spans, state, tokenizers, views
+from playground import compare, corpus_store, live_text, spans, state, tokenizers, views
 from playground.state import MODEL_LABELS, PERSIST, CompareKeys as K
 from playground.startup import through_app
 
@@ -214,21 +214,10 @@ def draw_panel(choice: compare.Choice, max_height: str) -> None:
             made_word="merge step" if choice.kind == "trained" else "merge rank")
         note = f"Drawn: the first {MAX_PANEL_CHARS:,} characters (counts are for the whole text)." if truncated else ""
         if show_chunks:
-            body = chunks_html(tok) + body
+            body = compare.render_chunks_block(tok, text, visible_whitespace=whitespace,
+                                               max_chars=MAX_PANEL_CHARS) + body
         st.html(compare.render_panel(choice, compare.encoding_stats(text, enc), body,
                                      max_height=max_height, note=note))
-
-
-def chunks_html(tok) -> str:
-    """The pre-tokenizer's chunks of the text, labelled, to go above the tokens."""
-    try:
-        front = tok.front(text)
-    except PlaygroundError as e:
-        return f'<div class="tp-label">{markup.text(f"Pre-tokenization: cannot show it ({e}).")}</div>'
-    drawn, _ = spans.render_chunks(front, visible_whitespace=whitespace, max_chars=MAX_PANEL_CHARS)
-    n = len(front.chunks)
-    label = f"Pre-tokenization: {n:,} chunk{'' if n == 1 else 's'} · {front.pre_tokenizer}"
-    return f'<div class="tp-label">{markup.text(label)}</div>{drawn}<div class="tp-label">Tokens</div>'
 
 
 if tab_tokens.open is not False:
@@ -326,8 +315,7 @@ if tab_chat.open:
                    "the model reads, special tokens in dark dashed boxes, and its tokens. An empty box is left "
                    "out. For OpenAI's encodings the count is checked against OpenAI's per-message rule.")
         boxes = st.columns(2)
-        for k, (chat_key, role) in enumerate(zip(K.CHAT, compare.CHAT_ROLES)):
-            title = "User (again)" if k == 3 else role.capitalize()
+        for k, (chat_key, title) in enumerate(zip(K.CHAT, compare.CHAT_TITLES)):
             boxes[k % 2].text_area(title, key=chat_key, height=80, persist_state=PERSIST)
         messages = compare.chat_messages([state.widget_value(k) or "" for k in K.CHAT])
         results_chat = compare.chat_results(chosen, tokenizer_of, messages) if messages else []
@@ -355,6 +343,5 @@ if tab_chat.open:
                         drawn, _ = spans.render_tokens(result.chat.encoding, show_ids=show == "Ids",
                                                        visible_whitespace=whitespace, text=result.chat.text,
                                                        made_at=tok.made_at, made_word="merge rank")
-                        body = (compare.render_chat_string(result.pieces) + '<div class="tp-label">Tokens</div>'
-                                + drawn)
+                        body = compare.render_chat_body(result, drawn)
                     st.html(compare.render_chat_panel(result, body, max_height="40rem"))

@@ -31,7 +31,7 @@ from core.trainer import MODEL_LABELS
 from core.pipeline import normalize_aligned, pre_tokenize
 
 from playground import markup, views
-from playground.spans import PALETTE, show_whitespace, token_label
+from playground.spans import MAX_DRAWN_CHARS, PALETTE, render_chunks, show_whitespace, token_label
 
 MAX_TOKENIZERS = 14         # every pretrained tokenizer at once (13 shown side by side in the issue)
 MAX_DIFF_ROWS = 200         # rows of the encoder-difference table drawn
@@ -228,9 +228,25 @@ def missing_note(unavailable: Optional[Sequence[tuple[str, str]]] = None) -> str
     return f"Not installed here, so not offered: {names}. To add them: {commands}."
 
 
+def render_chunks_block(tokenizer, text: str, *, visible_whitespace: bool = False,
+                        max_chars: int = MAX_DRAWN_CHARS) -> str:
+    """What goes above a panel's tokens when pre-tokenization is shown: a label (how many chunks,
+    what the pre-tokenizer does, from tokenizer.front), the chunks over the normalized text
+    (spans.render_chunks), and a label for the tokens below. Escaped HTML; never raises."""
+    try:
+        front = tokenizer.front(text)
+    except PlaygroundError as e:
+        return f'<div class="tp-label">{markup.text(f"Pre-tokenization: cannot show it ({e}).")}</div>'
+    drawn, _ = render_chunks(front, visible_whitespace=visible_whitespace, max_chars=max_chars)
+    n = len(front.chunks)
+    label = f"Pre-tokenization: {n:,} chunk{'' if n == 1 else 's'} · {front.pre_tokenizer}"
+    return f'<div class="tp-label">{markup.text(label)}</div>{drawn}<div class="tp-label">Tokens</div>'
+
+
 # ---------------------------------------------------------------- chat mode
 
 CHAT_ROLES = ("system", "user", "assistant", "user")   # the page's message boxes, in order
+CHAT_TITLES = ("System", "User", "Assistant", "User (again)")
 DEFAULT_CHAT = ("You are a helpful assistant.", "How many tokens is this?", "About a dozen.", "")
 OPENAI_RULE = ("cl100k_base", "o200k_base", "o200k_harmony")   # OpenAI's per-message rule applies
 
@@ -311,6 +327,12 @@ def chat_header(result: ChatResult) -> str:
             parts.append(f'<span class="tp-stat tp-rule">{"= " if same else "≠ "}OpenAI\'s per-message rule '
                          f"(<b>{result.rule_count:,}</b>){' ✓' if same else ''}</span>")
     return f'<div class="tp-head">{"".join(parts)}</div>'
+
+
+def render_chat_body(result: ChatResult, tokens_html: str) -> str:
+    """A chat panel's body: the rendered string (special tokens boxed), then its tokens
+    (`tokens_html`: spans.render_tokens of the chat's encoding, already escaped)."""
+    return render_chat_string(result.pieces) + '<div class="tp-label">Tokens</div>' + tokens_html
 
 
 def render_chat_panel(result: ChatResult, body: str = "", max_height: Optional[str] = "22rem") -> str:

@@ -387,3 +387,17 @@ def test_chat_result_of_a_model_without_a_format_or_with_a_foreign_one():
     qwen = compare.tokenizer_choices([], ["qwen2.5"], [])[0]
     result = compare.chat_result(qwen, load_pretrained("gpt2"), [{"role": "user", "content": "Hi"}])
     assert result.chat is None and "no special token" in result.error
+
+
+def test_chunks_block_labels_the_chunks_and_says_when_it_cannot():
+    gpt2 = load_pretrained("gpt2")
+    block = compare.render_chunks_block(gpt2, "I'm 12345")
+    assert "Pre-tokenization: 3 chunks · GPT-2 regex" in html.unescape(block)
+    assert block.count('class="tp-k ') == len(gpt2.front("I'm 12345").chunks) == 3
+
+    class Refuses:
+        def front(self, text):
+            raise EncodeError("<b>no</b> front here")
+
+    block = compare.render_chunks_block(Refuses(), "x")
+    assert "cannot show it" in block and "<b>" not in block and "tp-chunks" not in block
