@@ -196,7 +196,7 @@ def main() -> None:
     t = time.perf_counter()
     pretrained = {n: load_pretrained(n) for n in PRETRAINED}
     print(f"pretrained vocabularies loaded once: {(time.perf_counter() - t) * 1000:.0f} ms "
-          f"({', '.join(PRETRAINED)})")
+          f"({', '.join(PRETRAINED)}; already loaded by part 0, see there)")
     choices = compare.tokenizer_choices([m for m, _ in TRAINED], list(PRETRAINED), [])
     wanted = [compare.trained_key(m, e) for m, e in TRAINED] + [f"pretrained:{n}" for n in PRETRAINED]
     by_key = {c.key: c for c in choices}
@@ -252,7 +252,7 @@ def main() -> None:
             at.run()
             news.append(((time.process_time() - t) * 1000, (time.perf_counter() - wall) * 1000))
             assert not at.exception, at.exception
-            shown = sum("tp-tokens" in h.proto.body for h in at.html)
+            shown = sum(h.proto.body.startswith('<div class="tp-panel"') for h in at.html)   # not the stylesheet
             at.toggle(key="compare_whitespace").set_value(i % 2 == 0)
             t, wall = time.process_time(), time.perf_counter()
             at.run()
