@@ -184,21 +184,19 @@ class InfoRow:
     licence: str
 
 
-def info_row(choice: Choice, tokenizer_of: Optional[Callable[[Choice], object]] = None) -> InfoRow:
+def info_row(choice: Choice, tokenizer_of: Callable[[Choice], object]) -> InfoRow:
     """A pretrained tokenizer's row comes from the catalog (nothing loaded); a trained or imported
     one's from the tokenizer object."""
     if choice.kind == "pretrained":
         info = pretrained_info(choice.source)
         return InfoRow(choice.label, info.family, info.vocab_size, info.package, info.licence)
-    tok = tokenizer_of(choice) if tokenizer_of is not None else None
-    family = getattr(tok, "family", "") if tok is not None else ""
-    size = getattr(tok, "vocab_size", 0) if tok is not None else 0
+    tok = tokenizer_of(choice)
     package = "trained here" if choice.kind == "trained" else "your file"
     licence = "yours" if choice.kind == "trained" else "whatever its author chose"
-    return InfoRow(choice.label, family, size, package, licence)
+    return InfoRow(choice.label, tok.family, tok.vocab_size, package, licence)
 
 
-def info_rows(chosen: Sequence[Choice], tokenizer_of: Optional[Callable[[Choice], object]] = None) -> list[InfoRow]:
+def info_rows(chosen: Sequence[Choice], tokenizer_of: Callable[[Choice], object]) -> list[InfoRow]:
     return [info_row(c, tokenizer_of) for c in chosen]
 
 

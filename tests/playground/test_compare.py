@@ -401,3 +401,20 @@ def test_chunks_block_labels_the_chunks_and_says_when_it_cannot():
 
     block = compare.render_chunks_block(Refuses(), "x")
     assert "cannot show it" in block and "<b>" not in block and "tp-chunks" not in block
+
+
+def test_info_rows_come_from_the_catalog_or_the_tokenizer():
+    bpe = _trained("bpe")
+    choices = compare.tokenizer_choices(["bpe"], ["bert-base-uncased"], [])
+    loaded = []
+
+    def tokenizer_of(choice):
+        loaded.append(choice.key)
+        return bpe
+
+    rows = compare.info_rows([choices[0], choices[-1]], tokenizer_of)
+    assert rows[0] == compare.InfoRow(choices[0].label, bpe.family, bpe.vocab_size, "trained here", "yours")
+    assert rows[1].family == "WordPiece" and rows[1].vocab_size == 30522
+    assert loaded == [choices[0].key]          # a pretrained row is read from the catalog, nothing loaded
+    table = compare.render_info_table([compare.InfoRow("<b>x</b>", "BPE", 1234, "p==1", "MIT")])
+    assert "<b>x</b>" not in table and "&lt;b&gt;x&lt;/b&gt;" in table and "1,234" in table
