@@ -203,6 +203,11 @@ def test_payloads_never_become_markup_on_any_path():
     at.toggle(key="compare_chunks").set_value(True).run()     # the pre-tokenizer's chunks of the payload
     assert sum("tp-chunks" in p for p in panels(at).values()) == 5 - len(at.error)
     _assert_no_markup_from_the_user(at)
+    at.segmented_control(key="compare_special").set_value("Recognized")    # trained ones too
+    at.toggle(key="compare_add_special").set_value(True).run()
+    assert not at.exception
+    assert sum("tp-tokens" in p for p in panels(at).values()) == 5 - len(at.error)
+    _assert_no_markup_from_the_user(at)
     for tab in ("Boundaries", "Encoder differences", "Chat"):
         at.session_state["compare_tab"] = tab
         at.run()
