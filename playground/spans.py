@@ -76,9 +76,7 @@ def show_invisible(s: str) -> str:
 
 
 class Segment(NamedTuple):
-    """One drawn box: usually one token; in the grouped view, the tokens of one grapheme cluster.
-    (A named tuple: a 10,000-character text makes thousands, and a frozen dataclass cost a
-    millisecond per thousand to build.)"""
+    """One drawn box: usually one token; in the grouped view, the tokens of one grapheme cluster."""
     indices: tuple[int, ...]
     label: str
     is_bytes: bool
@@ -96,29 +94,17 @@ def grapheme_ends(text: str) -> set[int]:
 
 
 def segments(enc: Encoding, grouped: bool = False, text: Optional[str] = None) -> list[Segment]:
-    """The boxes to draw, as Segments (see _boxes)."""
-    return [b if isinstance(b, Segment) else Segment(*b) for b in _boxes(enc, grouped, text)]
-
-
-def _boxes(enc: Encoding, grouped: bool = False, text: Optional[str] = None) -> list[tuple]:
     """The boxes to draw. Ungrouped: one per token. Grouped: the tokens that together make whole
     characters are one box, labelled with that text. With `text` (the encoded input) a group also
     runs on until a grapheme cluster ends, so a flag (🇨🇳: two code points), a skin-toned emoji
     (👍🏽) or e + a combining accent stay one box even when a tokenizer cuts between their code
     points; without it, groups close as soon as their bytes are whole UTF-8."""
-    out: list = []
+    out: list[Segment] = []
     n = len(enc.ids)
     if not grouped:
         for i, (tok, data) in enumerate(zip(enc.tokens, enc.token_bytes)):
-            # plain (indices, label, is_bytes, special) tuples and token_label inlined: this loop
-            # runs once per token of every panel (14 panels of 10,000 characters: 50,000 boxes)
-            if not data:
-                out.append(((i,), tok, False, True))
-                continue
-            try:
-                out.append(((i,), data.decode("utf-8"), False, False))
-            except UnicodeDecodeError:
-                out.append(((i,), "".join(f"<0x{b:02X}>" for b in data), True, False))
+            label, is_bytes = token_label(tok, data)
+            out.append(Segment((i,), label, is_bytes, not data))
         return out
     ends = grapheme_ends(text) if text is not None else None
     length = len(text) if text is not None else 0
@@ -226,9 +212,12 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
     still reads as typed: render_tokens(bert.encode("a b"), text="a b") shows `a`, ` `, `b`.
     The ids view draws ids only.
     """
-    segs = _boxes(enc, grouped, text)      # (indices, label, is_bytes, special) each
+    if not grouped:
+        return _render_ungrouped(enc, show_ids, visible_whitespace, highlight_ids or set(), max_chars, text,
+                                 made_at, made_word)
+    segs = segments(enc, grouped, text)
     counts = Counter(enc.ids)
-    colours = token_colours(enc.ids[s[0][0]] for s in segs)
+    colours = token_colours(enc.ids[s.indices[0]] for s in segs)
     highlight_ids = highlight_ids or set()
     ids, offsets = enc.ids, enc.offsets
     parts: list[str] = []
@@ -238,7 +227,7 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
     gaps = text is not None and not show_ids
     covered = 0   # with `text`: how far the tokens drawn so far reach
     for seg, colour in zip(segs, colours):
-        indices, label = seg[0], seg[1]
+        indices, label = seg.indices, seg.label
         first = indices[0]
         if offsets[first][0] >= max_chars:
             truncated = True
@@ -264,18 +253,57 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
         span = memo.get(key)
         if span is None:
             card = card_text(enc, indices, counts, made_at, made_word)
-            span = _span(Segment(*seg), seg_ids, colour, show_ids, visible_whitespace, highlight_ids, card)
+            span = _span(seg, seg_ids, colour, show_ids, visible_whitespace, highlight_ids, card)
             memo[key] = span
         parts.append(span)
     if gaps and not truncated and covered < min(len(text), max_chars):
         parts.append(_gap(text[covered:max_chars], visible_whitespace))
-    # hover one token: outline every other token with the same id (an id drawn once needs no rule:
-    # the hovered token is outlined by :hover itself)
+    return _tokens_html(parts, seen), truncated
+
+
+def _tokens_html(parts: list[str], seen: dict[int, int]) -> str:
+    """The boxes, and hover rules outlining every token with the hovered one's id (only repeated ids)."""
     repeated = sorted(i for i, n in seen.items() if n > 1)[:5000]
     same_id = "\n".join(f".tp-tokens:has(.tp-id{i}:hover) .tp-id{i}{{outline:3px solid var(--tp-ring)}}"
                         for i in repeated)
-    body = f'<div class="tp-tokens">{"".join(parts)}</div>'
-    return f"<style>{same_id}</style>" + body, truncated
+    return f'<style>{same_id}</style><div class="tp-tokens">{"".join(parts)}</div>'
+
+
+def _render_ungrouped(enc: Encoding, show_ids: bool, visible_whitespace: bool, highlight_ids: set[int],
+                      max_chars: int, text: Optional[str], made_at: Optional[MadeAt],
+                      made_word: str) -> tuple[str, bool]:
+    """render_tokens, one box per token, in one pass (colour, gap, box); a box built before for the
+    same id, bytes and colour is reused before its label is decoded (14 panels: 50,000 boxes)."""
+    counts, tokens, n_colours = Counter(enc.ids), enc.tokens, len(PALETTE)
+    parts: list[str] = []
+    seen: dict[int, int] = {}
+    memo: dict[tuple, str] = {}
+    gaps = text is not None and not show_ids
+    covered, previous, truncated = 0, -1, False
+    for k, (tid, (start, end), data) in enumerate(zip(enc.ids, enc.offsets, enc.token_bytes)):
+        if start >= max_chars:
+            truncated = True
+            break
+        colour = tid % n_colours if tid % n_colours != previous else (tid + 1) % n_colours   # token_colours
+        previous = colour
+        if gaps:
+            if start > covered:
+                parts.append(_gap(text[covered:start], visible_whitespace))
+            if end > covered:
+                covered = end
+        seen[tid] = seen.get(tid, 0) + 1
+        key = (tid, data, colour)
+        span = memo.get(key)
+        if span is None:
+            label, is_bytes = token_label(tokens[k], data)
+            card = card_text(enc, (k,), counts, made_at, made_word)
+            span = _span(Segment((k,), label, is_bytes, not data), (tid,), colour, show_ids, visible_whitespace,
+                         highlight_ids, card)
+            memo[key] = span
+        parts.append(span)
+    if gaps and not truncated and covered < min(len(text), max_chars):
+        parts.append(_gap(text[covered:max_chars], visible_whitespace))
+    return _tokens_html(parts, seen), truncated
 
 
 def _span(seg: Segment, seg_ids: tuple[int, ...], colour: int, show_ids: bool,
