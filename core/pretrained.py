@@ -46,6 +46,7 @@ Example: load_pretrained("gpt2").encode("Hello, world!").ids == (15496, 11, 995,
 from __future__ import annotations
 
 import base64
+import binascii
 import gzip
 import hashlib
 import html
@@ -350,7 +351,9 @@ def _read_checked(name: str) -> bytes:
 
 def _parse_tiktoken(data: bytes) -> dict[bytes, int]:
     """The .tiktoken format: one `base64(token) rank` per line (what tiktoken's load_tiktoken_bpe reads)."""
-    return {base64.b64decode(tok): int(rank) for tok, rank in (line.split() for line in data.splitlines() if line)}
+    # binascii directly: base64.b64decode's argument checks cost more than the decoding (200,000 lines)
+    a2b = binascii.a2b_base64
+    return {a2b(tok): int(rank) for tok, rank in (line.split() for line in data.splitlines() if line)}
 
 
 def _parse_tekken(data: bytes, id_offset: int) -> tuple[dict[bytes, int], str]:
@@ -364,7 +367,7 @@ def _parse_tekken(data: bytes, id_offset: int) -> tuple[dict[bytes, int], str]:
                                  f"not {id_offset}")
     ranks = {}
     for entry in model["vocab"][:inner]:
-        ranks[base64.b64decode(entry["token_bytes"])] = entry["rank"] + id_offset
+        ranks[binascii.a2b_base64(entry["token_bytes"])] = entry["rank"] + id_offset
     return ranks, config["pattern"]
 
 
@@ -398,28 +401,52 @@ def _nfc_aligned(text: str) -> tuple[str, Optional[list[tuple[int, int]]]]:
     return "".join(parts), spans
 
 
+class _SpecialMatch(tuple):
+    """(start, end, spelling) with the re.Match methods the encoders use."""
+    def start(self) -> int: return self[0]
+    def end(self) -> int: return self[1]
+    def span(self) -> tuple[int, int]: return self[0], self[1]
+    def group(self) -> str: return self[2]
+
+
+class _SpecialsScanner:
+    """Finds special-token spellings left to right, the longest where several start at one place
+    (what a longest-first alternation finds). Jurassic-2 has 26,089 spellings: as one regex (even
+    a trie) Python's re took 0.3-0.9 s to compile; here a candidate start is found by its first
+    character and each length the spellings have is looked up in a set, nothing to compile."""
+
+    def __init__(self, specials):
+        self._by_len: dict[int, set[str]] = {}
+        for s in specials:
+            if s:
+                self._by_len.setdefault(len(s), set()).add(s)
+        self._lengths = sorted(self._by_len, reverse=True)
+        self._starts = re.compile("[" + "".join(sorted({re.escape(s[0]) for s in specials if s})) + "]")
+
+    def finditer(self, text: str):
+        pos, n = 0, len(text)
+        while pos < n:
+            m = self._starts.search(text, pos)
+            if m is None:
+                return
+            at = m.start()
+            for length in self._lengths:
+                piece = text[at:at + length]
+                if len(piece) == length and piece in self._by_len[length]:
+                    yield _SpecialMatch((at, at + length, piece))
+                    pos = at + length
+                    break
+            else:
+                pos = at + 1
+
+
 def _specials_regex(specials):
     """Matches any special-token spelling, the longest one where several start at the same place
-    (as tiktoken's special regex). Many spellings (Jurassic-2 has 26,089) are compiled as a trie:
-    one alternation of them all takes seconds to compile and to run."""
+    (as tiktoken's special regex): a regex for a few, a set lookup (_SpecialsScanner) for many."""
     specials = sorted(set(specials), key=len, reverse=True)
     if len(specials) <= 100:
         return re.compile("|".join(re.escape(s) for s in specials))
-    trie: dict = {}
-    for s in specials:
-        node = trie
-        for ch in s:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def walk(node) -> str:     # children first, then "stop here": the longest spelling wins
-        alts = [re.escape(ch) + walk(child) for ch, child in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return re.compile(walk(trie))
+    return _SpecialsScanner(specials)
 
 
 @dataclass(frozen=True, eq=False)
@@ -716,6 +743,9 @@ def _byte_level_bytes(token: str) -> bytes:
         return token.encode("utf-8")
 
 
+_SPECIAL_FALSE = re.compile(r'("special"\s*:\s*)false')
+
+
 def _load_hf(name: str) -> PretrainedTokenizer:
     """A tokenizer.json shipped whole (DeepSeek V4), run by `tokenizers`. Every added token, marked
     special or not in the file, is text by default and matched only when recognizing."""
@@ -723,13 +753,28 @@ def _load_hf(name: str) -> PretrainedTokenizer:
 
     src = _SOURCES[name]
     raw = _read_checked(name).decode("utf-8")
-    data = json.loads(raw)
-    added = sorted(data.get("added_tokens") or [], key=lambda a: a["id"])
-    for a in added:
-        a["special"] = True
-    plain = Tokenizer.from_str(json.dumps(data, ensure_ascii=False))
+    # Every added token marked special, so that encode_special_tokens keeps it text. The flags are
+    # rewritten in the file's text before its "normalizer" key (Hugging Face writes added_tokens
+    # first): parsing and re-serializing 10 MB of JSON took about 0.4 s of the load.
+    head, sep, rest = raw.partition('"normalizer"')
+    if sep and '"added_tokens"' in head:
+        plain = Tokenizer.from_str(_SPECIAL_FALSE.sub(r"\1true", head) + sep + rest)
+    else:
+        data = json.loads(raw)
+        for a in data.get("added_tokens") or ():
+            a["special"] = True
+        plain = Tokenizer.from_str(json.dumps(data, ensure_ascii=False))
+    added = sorted(plain.get_added_tokens_decoder().items())     # (id, AddedToken)
+    if not all(t.special for _, t in added):
+        raise TokenizerFileError(f"{name}: an added token is not marked special: reinstall {src.pip_name}")
     plain.encode_special_tokens = True
-    recognizer: dict = {}    # the file as it is, built on first use (several hundred ms)
+    # Recognizing: the text is cut at every added token's spelling (leftmost, longest) and the
+    # pieces between are encoded as text, which is what `tokenizers` does with this file (no
+    # normalizer; no added token strips spaces or must be a single word: checked here, else the
+    # file's own runtime is built for it). Building that second runtime took 0.15-0.4 s.
+    strip_flags = [(t.lstrip, t.rstrip, t.single_word) for _, t in added]
+    simple = plain.normalizer is None or plain.normalizer.normalize_str("A\u0301 b") == "A\u0301 b"
+    recognizer: dict = {}
 
     def recognizing():
         tk = recognizer.get("tk")
@@ -742,23 +787,49 @@ def _load_hf(name: str) -> PretrainedTokenizer:
     tokens: list = [None] * n
     for t, i in vocab.items():
         tokens[i] = t
-    specials = tuple(a["content"] for a in added)
-    special_ids = {a["id"] for a in added}
+    specials = tuple(t.content for _, t in added)
+    special_ids = {i for i, _ in added}
     tokens_t = tuple(tokens)
     bytes_t = tuple(None if t is None else b"" if i in special_ids else _byte_level_bytes(t)
                     for i, t in enumerate(tokens))
     merges_of: dict = {}
 
     def made_at(i: int) -> Optional[int]:
-        if not merges_of:
-            for k, m in enumerate(data["model"].get("merges") or (), 1):
+        if not merges_of:    # the file parsed only now: a hover card needs it, a load does not
+            for k, m in enumerate(json.loads(raw)["model"].get("merges") or (), 1):
                 a, b = m.split(" ", 1) if isinstance(m, str) else m
                 merges_of.setdefault(a + b, k)
         return merges_of.get(tokens_t[i]) if i not in special_ids else None
 
+    scanner = _specials_regex(specials)
+    special_id = {t.content: i for i, t in added}
+    split_here = simple and not any(any(f) for f in strip_flags)
+
     def encode_one(text: str, recognize: bool):
-        e = (recognizing() if recognize else plain).encode(text, add_special_tokens=False)
-        return e.ids, [bytes_t[i] for i in e.ids], e.offsets
+        if recognize and not split_here:
+            e = recognizing().encode(text, add_special_tokens=False)
+            return e.ids, [bytes_t[i] for i in e.ids], e.offsets
+        if not recognize:
+            e = plain.encode(text, add_special_tokens=False)
+            return e.ids, [bytes_t[i] for i in e.ids], e.offsets
+        ids: list = []
+        offsets: list = []
+        pos = 0
+
+        def text_piece(start: int, end: int) -> None:
+            e = plain.encode(text[start:end], add_special_tokens=False)
+            ids.extend(e.ids)
+            offsets.extend((start + a, start + b) for a, b in e.offsets)
+
+        for m in scanner.finditer(text):
+            if m.start() > pos:
+                text_piece(pos, m.start())
+            ids.append(special_id[m.group()])
+            offsets.append(m.span())
+            pos = m.end()
+        if pos < len(text):
+            text_piece(pos, len(text))
+        return ids, [bytes_t[i] for i in ids], offsets
 
     def encode(text: str, pair: Optional[str], add_special: bool, recognize: bool) -> Encoding:
         parts = [encode_one(text, recognize)] + ([] if pair is None else [encode_one(pair, recognize)])
@@ -938,11 +1009,12 @@ def _build_sentencepiece(name: str, src: _Source, sp, imported: bool = False) ->
     tabs as spaces, runs of 2+ spaces as the longest ▁▁… tokens, and runs of digit tokens
     re-split into groups of three from the right unless the whole number is a token."""
     n = sp.get_piece_size()
-    pieces = [sp.id_to_piece(i) for i in range(n)]
-    is_byte = [sp.is_byte(i) for i in range(n)]
+    every = list(range(n))     # sentencepiece's batched calls: one Python call per table, not per id
+    pieces = sp.id_to_piece(every)
+    is_byte = sp.is_byte(every)
     jurassic = name == "jurassic-2" and not imported
     newline_id = sp.piece_to_id("<|newline|>") if jurassic else None
-    special_ids = [i for i in range(n) if (sp.is_control(i) or sp.is_unknown(i)) and i != newline_id]
+    special_ids = [i for i, c, u in zip(every, sp.is_control(every), sp.is_unknown(every)) if (c or u) and i != newline_id]
     specials = tuple(pieces[i] for i in special_ids)
     ids_of = {pieces[i]: i for i in special_ids}
     special_set = set(special_ids)

@@ -1,10 +1,14 @@
-"""Compare page: one text, up to seven tokenizers side by side (Tiktokenizer style).
+"""Compare page: one text, up to fourteen tokenizers side by side (Tiktokenizer style).
 
 Widgets (text, tokenizers, view options) -> encode with each tokenizer (core, cached objects) ->
-pure helpers (playground.compare, playground.spans) -> st.html. Three tabs, only the open one runs:
+pure helpers (playground.compare, playground.spans) -> st.html. Four tabs, only the open one runs:
   Tokens               one panel per tokenizer: token count, chars/token, bytes/token, coloured spans
+                       (special tokens drawn apart; optionally the pre-tokenizer's chunks above them)
   Boundaries           two tokenizers' token boundaries marked on the text, and the share they agree on
   Encoder differences  merges vs greedy vs longest-match on one trained vocabulary, word by word
+  Chat                 a few messages in each model's chat format: the string, its tokens, the count
+Under the picker: each chosen tokenizer's family, vocabulary size, package and licence, and which
+pretrained ones are not installed (with the command that installs them).
 
 Tokenizer objects are shared, immutable and built once (playground/tokenizers.py): pretrained
 vocabularies per process, a trained tokenizer per (corpus, settings).
@@ -17,7 +21,7 @@ A tokenizer that cannot encode the text (EncodeError) gets a message in its own 
 """
 import streamlit as st
 
-from core.errors import PlaygroundError
+from core.errors import PlaygroundError, TokenizerFileError
 from playground import compare, corpus_store, live_text, spans, state, tokenizers, unigram_control, views
 from playground.state import MODEL_LABELS, PERSIST, CompareKeys as K
 from playground.startup import through_app
@@ -25,6 +29,7 @@ from playground.startup import through_app
 through_app()   # a deep link on a new server (or AppTest) may run this file without app.py
 
 MAX_PANEL_CHARS = spans.MAX_DRAWN_CHARS
+SPECIAL_MODES = {False: "As text", True: "Recognized"}   # the toggle's two states, the default first
 
 
 def tokenizer_of(choice: compare.Choice):
@@ -82,8 +87,10 @@ def open_link() -> list[str]:
     if link.tokenizers is not None:
         state.set_widget(K.AUTO_SELECTION, False)
         state.set_widget(K.TOKENIZERS, list(link.tokenizers))
+    special = None if link.recognize_special is None else SPECIAL_MODES[link.recognize_special]
     for key, value in ((K.VIEW, link.show), (K.LAYOUT, link.layout), (K.WHITESPACE, link.whitespace),
-                       (K.GROUPED, link.grouped)):
+                       (K.GROUPED, link.grouped), (K.SPECIAL, special), (K.ADD_SPECIAL, link.add_special),
+                       (K.CHUNKS, link.chunks)):
         if value is not None:
             state.set_widget(key, value)
     return msgs
@@ -102,6 +109,11 @@ state.init_widget(K.VIEW, "Tokens")
 state.init_widget(K.LAYOUT, "Side by side")
 state.init_widget(K.WHITESPACE, False)
 state.init_widget(K.GROUPED, False)
+state.init_widget(K.SPECIAL, SPECIAL_MODES[False])
+state.init_widget(K.ADD_SPECIAL, False)
+state.init_widget(K.CHUNKS, False)
+for chat_key, content in zip(K.CHAT, compare.DEFAULT_CHAT):
+    state.init_widget(chat_key, content)
 
 st.title("Compare")
 st.caption("One text, several tokenizers: how many tokens each needs and where each one cuts. Hover a "
@@ -135,14 +147,35 @@ with st.container(horizontal=True, gap="medium", vertical_alignment="bottom"):
                         help="The tokens of one character as you see it (a grapheme cluster: 🇨🇳, 👍🏽, "
                              "e + a combining accent, and the UTF-8 bytes <0xE4><0xBD>… of one Chinese "
                              "character) are drawn as one box with that character.")
+    special_mode = st.segmented_control(
+        "Special tokens in the text", list(SPECIAL_MODES.values()), key=K.SPECIAL, required=True,
+        persist_state=PERSIST,
+        help="As text (the default, tiktoken's encode_ordinary): <|endoftext|>, <|im_start|> or [CLS] typed in "
+             "the text is ordinary text, several tokens. Recognized (tiktoken's allowed_special=\"all\"): each "
+             "one the model knows is its one id.")
+    add_special = st.toggle("Add BOS/EOS", key=K.ADD_SPECIAL, persist_state=PERSIST,
+                            help="Add what each model's own tokenizer adds around a text: BERT [CLS] … [SEP], "
+                                 "Llama <|begin_of_text|>, Mistral <s>, CLIP <start_of_text> … <end_of_text>; "
+                                 "the GPT and Qwen encodings add nothing.")
+    show_chunks = st.toggle("Pre-tokenization", key=K.CHUNKS, persist_state=PERSIST,
+                            help="Above each panel's tokens, the chunks its pre-tokenizer cuts before BPE runs "
+                                 "(numbers in 1-3 digits, contractions, leading spaces), over the text as "
+                                 "normalized.")
 selected = st.multiselect(
     "Tokenizers", [c.key for c in choices], key=K.TOKENIZERS, format_func=lambda k: by_key[k].label,
     max_selections=compare.MAX_TOKENIZERS, on_change=_selection_edited, persist_state=PERSIST,
-    help="Up to 7: your trained tokenizers with each encoder (merges, greedy of seed 002, "
-         "longest-match), pretrained ones (loaded offline) and files imported on the Inspect page.")
+    help=f"Up to {compare.MAX_TOKENIZERS}: your trained tokenizers with each encoder (merges, greedy of seed "
+         "002, longest-match), pretrained ones (loaded offline) and files imported on the Inspect page.")
 
 text = text or ""
 chosen = [by_key[k] for k in selected if k in by_key]
+options = compare.EncodeOptions(recognize_special_tokens=special_mode == SPECIAL_MODES[True],
+                                add_special_tokens=bool(add_special))
+if chosen:
+    st.html(compare.render_info_table(compare.info_rows(chosen, tokenizer_of)))
+missing = compare.missing_note()
+if missing:
+    st.caption(missing)
 
 
 def write_link() -> None:
@@ -150,7 +183,8 @@ def write_link() -> None:
     ref = corpus_store.put_text(text) if len(text) > compare.MAX_URL_TEXT else None
     auto = state.widget_value(K.AUTO_SELECTION)
     params = compare.link_params(text if ref is None else "", None if auto else selected, show, layout,
-                                 bool(whitespace), bool(grouped), text_ref=ref)
+                                 bool(whitespace), bool(grouped), text_ref=ref, options=options,
+                                 chunks=bool(show_chunks))
     if ref is None and len(text) > compare.MAX_URL_TEXT:
         params.pop("text", None)        # could not be kept: the address holds no text rather than a cut one
     state.set_url_params(params)
@@ -160,10 +194,10 @@ def write_link() -> None:
 write_link()
 
 # a panel is an Encoding or an error; the last text's are kept (not encoded again for a view option)
-encodings = tokenizers.encode_kept(chosen, tokenizer_of, text)
+encodings = tokenizers.encode_kept(chosen, tokenizer_of, text, options)
 
-tab_tokens, tab_bounds, tab_diff = st.tabs(["Tokens", "Boundaries", "Encoder differences"], key=K.TAB,
-                                           on_change="rerun")
+tab_tokens, tab_bounds, tab_diff, tab_chat = st.tabs(["Tokens", "Boundaries", "Encoder differences", "Chat"],
+                                                     key=K.TAB, on_change="rerun")
 
 
 def draw_panel(choice: compare.Choice, max_height: str) -> None:
@@ -173,7 +207,8 @@ def draw_panel(choice: compare.Choice, max_height: str) -> None:
             st.html(compare.render_panel(choice, None, max_height=None))
             hint = ("\n\nTry another encoder, or give the trainer an unknown token (Corpus page, More "
                     "options) and train again." if choice.kind == "trained" else "")
-            st.error(f"Cannot encode this text: {views.md_escape(str(enc))}.{hint}", icon=":material/error:")
+            what = "Cannot load this tokenizer" if isinstance(enc, TokenizerFileError) else "Cannot encode this text"
+            st.error(f"{what}: {views.md_escape(str(enc))}.{hint}", icon=":material/error:")
             return
         tok = tokenizer_of(choice)
         body, truncated = spans.render_tokens(
@@ -181,6 +216,9 @@ def draw_panel(choice: compare.Choice, max_height: str) -> None:
             max_chars=MAX_PANEL_CHARS, text=text, made_at=tok.made_at,
             made_word="merge step" if choice.kind == "trained" else "merge rank")
         note = f"Drawn: the first {MAX_PANEL_CHARS:,} characters (counts are for the whole text)." if truncated else ""
+        if show_chunks:
+            body = compare.render_chunks_block(tok, text, visible_whitespace=whitespace,
+                                               max_chars=MAX_PANEL_CHARS) + body
         st.html(compare.render_panel(choice, compare.encoding_stats(text, enc), body,
                                      max_height=max_height, note=note))
 
@@ -188,16 +226,16 @@ def draw_panel(choice: compare.Choice, max_height: str) -> None:
 if tab_tokens.open is not False:
     with tab_tokens:
         if not chosen:
-            st.info("Choose up to 7 tokenizers above.")
+            st.info(f"Choose up to {compare.MAX_TOKENIZERS} tokenizers above.")
         elif layout == "Stacked":
             for choice in chosen:
-                draw_panel(choice, "14rem")
+                draw_panel(choice, "24rem" if show_chunks else "14rem")
         else:
             per_row = len(chosen) if len(chosen) <= 3 else 2
             for start in range(0, len(chosen), per_row):
                 for col, choice in zip(st.columns(per_row), chosen[start:start + per_row]):
                     with col:
-                        draw_panel(choice, "24rem")
+                        draw_panel(choice, "34rem" if show_chunks else "24rem")
 
 if tab_bounds.open:
     with tab_bounds:
@@ -273,3 +311,40 @@ if tab_diff.open:
                     if cut:
                         st.caption(f"The {compare.MAX_DIFF_ROWS} most frequent of {len(diff.rows):,} words "
                                    "split differently.")
+
+if tab_chat.open:
+    with tab_chat:
+        st.caption("A few messages, rendered in each chosen model's own chat format (core/chat.py): the string "
+                   "the model reads, special tokens in dark dashed boxes, and its tokens. An empty box is left "
+                   "out. For OpenAI's encodings the count is checked against OpenAI's per-message rule.")
+        boxes = st.columns(2)
+        for k, (chat_key, title) in enumerate(zip(K.CHAT, compare.CHAT_TITLES)):
+            boxes[k % 2].text_area(title, key=chat_key, height=80, persist_state=PERSIST)
+        messages = compare.chat_messages([state.widget_value(k) or "" for k in K.CHAT])
+        results_chat = compare.chat_results(chosen, tokenizer_of, messages) if messages else []
+        with_chat = [r for r in results_chat if r.chat is not None or r.rule_count is not None or r.error]
+        without = [r.choice.label for r in results_chat if r not in with_chat]
+        if not messages:
+            st.info("Write at least one message.")
+        elif not with_chat:
+            st.info("None of the chosen tokenizers has a chat format: choose Qwen, Llama, Mistral, DeepSeek or "
+                    "an OpenAI encoding (cl100k_base, o200k_base, gpt-oss's o200k_harmony).")
+        if without:
+            st.caption("No chat format (a base model or an encoder without a chat template): "
+                       + views.md_escape(", ".join(without)) + ".")
+        per_row = 1 if layout == "Stacked" else 2
+        for start in range(0, len(with_chat), per_row):
+            for col, result in zip(st.columns(per_row), with_chat[start:start + per_row]):
+                with col, st.container(border=True):
+                    if result.error:
+                        st.html(compare.render_chat_panel(result))
+                        st.error(f"Cannot render this chat: {views.md_escape(result.error)}.", icon=":material/error:")
+                        continue
+                    body = ""
+                    if result.chat is not None:
+                        tok = tokenizer_of(result.choice)
+                        drawn, _ = spans.render_tokens(result.chat.encoding, show_ids=show == "Ids",
+                                                       visible_whitespace=whitespace, text=result.chat.text,
+                                                       made_at=tok.made_at, made_word="merge rank")
+                        body = compare.render_chat_body(result, drawn)
+                    st.html(compare.render_chat_panel(result, body, max_height="40rem"))

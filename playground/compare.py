@@ -1,6 +1,6 @@
 """Pure helpers of the Compare page: which tokenizers can be compared, what each one's encoding
-(Over 400 lines: the Compare page's choices, statistics, panels and encoder differences, with the
-link parameters that reopen the view; each part small, all about one page.)
+(Over 400 lines: the Compare page's choices, the picker's table, statistics, panels, chat panels and
+encoder differences, with the link parameters that reopen the view; each part small, all about one page.)
 costs in tokens, and where the three encoders of one vocabulary split words differently.
 
     tokenizer_choices(["bbpe"], ["gpt2"], [])   -> Choice per trained model × encoder, pretrained, imported
@@ -8,6 +8,9 @@ costs in tokens, and where the three encoders of one vocabulary split words diff
     encode_choice(tokenizer, choice, text)      -> Encoding (EncodeError when it cannot cover the text)
     encoding_stats(text, enc)                   -> tokens, characters and bytes per token
     encoder_differences(tokenizer, text)        -> the words merges / greedy / longest-match split differently
+    info_rows(chosen, tokenizer_of)             -> family, vocabulary size, package, licence per tokenizer
+    missing_note(pretrained_unavailable())      -> what is not installed, and how to install it
+    chat_results(chosen, tokenizer_of, msgs)    -> each model's chat string, tokens, OpenAI's rule count
     render_panel(...), render_splits_table(...) -> escaped HTML for st.html (styled by style.css)
 
 No Streamlit here (the page caches and draws): every function is testable without a browser.
@@ -17,17 +20,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import Callable, Iterable, Mapping, Optional, Sequence
 
+from core.chat import FORMAT_OF, Chat, chat_pieces, encode_chat, openai_chat_token_count
 from core.encoders import ENCODERS, TrainedTokenizer
 from core.encoding import Encoding
+from core.errors import PlaygroundError
+from core.pretrained import pretrained_info, pretrained_unavailable
 from core.trainer import MODEL_LABELS
 from core.pipeline import normalize_aligned, pre_tokenize
 
 from playground import markup, views
-from playground.spans import PALETTE, show_whitespace, token_label
+from playground.spans import MAX_DRAWN_CHARS, PALETTE, render_chunks, show_whitespace, token_label
 
-MAX_TOKENIZERS = 7          # panels side by side at most (the issue's limit)
+MAX_TOKENIZERS = 14         # every pretrained tokenizer at once (13 shown side by side in the issue)
 MAX_DIFF_ROWS = 200         # rows of the encoder-difference table drawn
 
 PRETRAINED_LABELS = {
@@ -70,6 +76,9 @@ SAMPLES: dict[str, str] = {
                         "        eight spaces of indentation\n"
                         "trailing spaces   \n"
                         "\r\nWindows line break above\n"),
+    "Special tokens": ("<|endoftext|>Story ends.<|im_start|>user\nHi!<|im_end|>\n"
+                       "[CLS] bert reads this [SEP] <s>[INST] and Mistral this [/INST]</s>\n"
+                       "<|begin_of_text|><|start_header_id|>user<|end_header_id|> Llama's 1234567 tokens"),
     "HTML (shown, never run)": ('<img src=x onerror=alert(1)> <script>alert(1)</script> '
                                 '<svg onload=alert(1)> <iframe srcdoc="<script>alert(1)</script>"> '
                                 '"><b>x</b> & &amp; &lt;'),
@@ -111,10 +120,20 @@ def tokenizer_choices(trained_models: Iterable[str], pretrained: Iterable[str],
             out.append(Choice(trained_key(model, enc), f"{MODEL_LABELS.get(model, model)} · {ENCODER_LABELS[enc]}",
                               "trained", model, enc))
     for name in pretrained:
-        out.append(Choice(f"pretrained:{name}", PRETRAINED_LABELS.get(name, name), "pretrained", name))
+        out.append(Choice(f"pretrained:{name}", pretrained_label(name), "pretrained", name))
     for name in imported:
         out.append(Choice(f"imported:{name}", f"{name} (imported)", "imported", name))
     return out
+
+
+def pretrained_label(name: str) -> str:
+    """pretrained_label("gpt2") == "GPT-2"; a name without a short label gets its catalog label."""
+    if name in PRETRAINED_LABELS:
+        return PRETRAINED_LABELS[name]
+    try:
+        return pretrained_info(name).label
+    except PlaygroundError:
+        return name
 
 
 def default_selection(choices: Sequence[Choice]) -> list[str]:
@@ -139,12 +158,193 @@ def valid_selection(selected: Optional[Iterable[str]], choices: Sequence[Choice]
     return out[:MAX_TOKENIZERS]
 
 
-def encode_choice(tokenizer, choice: Choice, text: str) -> Encoding:
+@dataclass(frozen=True)
+class EncodeOptions:
+    """How the text is encoded: special-token spellings in it recognised (tiktoken's
+    allowed_special="all") or plain text (its default, encode_ordinary); each model's BOS/EOS/CLS/SEP
+    added or not."""
+    recognize_special_tokens: bool = False
+    add_special_tokens: bool = False
+
+
+def encode_choice(tokenizer, choice: Choice, text: str, options: EncodeOptions = EncodeOptions()) -> Encoding:
     """Encode with the choice's tokenizer (and encoder, for a trained one). A trained tokenizer's
     default encoder runs in HF's runtime where that encodes identically (encode_fast); the others
     run the project's readable encoders. Raises core.errors.EncodeError when the text cannot be
     covered (greedy or longest-match without an unknown token)."""
-    return tokenizer.with_encoder(choice.encoder).encode(text)
+    return tokenizer.with_encoder(choice.encoder).encode(
+        text, add_special_tokens=options.add_special_tokens,
+        recognize_special_tokens=options.recognize_special_tokens)
+
+
+# ---------------------------------------------------------------- what each tokenizer is
+
+@dataclass(frozen=True)
+class InfoRow:
+    label: str
+    family: str
+    vocab_size: int
+    package: str
+    licence: str
+
+
+def info_row(choice: Choice, tokenizer_of: Callable[[Choice], object]) -> InfoRow:
+    """A pretrained tokenizer's row comes from the catalog (nothing loaded); a trained or imported
+    one's from the tokenizer object."""
+    if choice.kind == "pretrained":
+        info = pretrained_info(choice.source)
+        return InfoRow(choice.label, info.family, info.vocab_size, info.package, info.licence)
+    tok = tokenizer_of(choice)
+    package = "trained here" if choice.kind == "trained" else "your file"
+    licence = "yours" if choice.kind == "trained" else "whatever its author chose"
+    return InfoRow(choice.label, tok.family, tok.vocab_size, package, licence)
+
+
+def info_rows(chosen: Sequence[Choice], tokenizer_of: Callable[[Choice], object]) -> list[InfoRow]:
+    return [info_row(c, tokenizer_of) for c in chosen]
+
+
+def render_info_table(rows: Sequence[InfoRow]) -> str:
+    """The chosen tokenizers' family, vocabulary size, package and licence: an escaped HTML table."""
+    head = "".join(f"<th>{h}</th>" for h in ("Tokenizer", "Family", "Vocabulary", "Package", "Licence"))
+    body = "".join(
+        f'<tr><td class="tp-info-name">{markup.text(r.label)}</td><td>{markup.text(r.family)}</td>'
+        f'<td class="tp-n">{r.vocab_size:,}</td><td class="tp-pkg">{markup.text(r.package)}</td>'
+        f"<td>{markup.text(r.licence)}</td></tr>" for r in rows)
+    return f'<table class="tp-info"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def missing_note(unavailable: Optional[Sequence[tuple[str, str]]] = None) -> str:
+    """Markdown: the pretrained tokenizers hidden because their package is missing, and the command
+    that installs each package (once). "" when everything is installed.
+
+    missing_note([("llama3", "pip install --no-deps llama-models==0.3.0"), ("llama4", "... the same")])
+        == "Not installed here, so not offered: Llama 3, Llama 4. To add them: `pip install ...`."
+    """
+    if unavailable is None:
+        unavailable = pretrained_unavailable()
+    if not unavailable:
+        return ""
+    names = ", ".join(views.md_escape(pretrained_label(n)) for n, _ in unavailable)
+    commands = " · ".join(f"`{c}`" for c in dict.fromkeys(c for _, c in unavailable))
+    return f"Not installed here, so not offered: {names}. To add them: {commands}."
+
+
+def render_chunks_block(tokenizer, text: str, *, visible_whitespace: bool = False,
+                        max_chars: int = MAX_DRAWN_CHARS) -> str:
+    """What goes above a panel's tokens when pre-tokenization is shown: a label (how many chunks,
+    what the pre-tokenizer does, from tokenizer.front), the chunks over the normalized text
+    (spans.render_chunks), and a label for the tokens below. Escaped HTML; never raises."""
+    try:
+        front = tokenizer.front(text)
+    except PlaygroundError as e:
+        return f'<div class="tp-label">{markup.text(f"Pre-tokenization: cannot show it ({e}).")}</div>'
+    drawn, _ = render_chunks(front, visible_whitespace=visible_whitespace, max_chars=max_chars)
+    n = len(front.chunks)
+    label = f"Pre-tokenization: {n:,} chunk{'' if n == 1 else 's'} · {front.pre_tokenizer}"
+    return f'<div class="tp-label">{markup.text(label)}</div>{drawn}<div class="tp-label">Tokens</div>'
+
+
+# ---------------------------------------------------------------- chat mode
+
+CHAT_ROLES = ("system", "user", "assistant", "user")   # the page's message boxes, in order
+CHAT_TITLES = ("System", "User", "Assistant", "User (again)")
+DEFAULT_CHAT = ("You are a helpful assistant.", "How many tokens is this?", "About a dozen.", "")
+OPENAI_RULE = ("cl100k_base", "o200k_base", "o200k_harmony")   # OpenAI's per-message rule applies
+
+
+def chat_messages(contents: Sequence[str]) -> list[dict]:
+    """The page's message boxes as messages; an empty box is left out."""
+    return [{"role": r, "content": c} for r, c in zip(CHAT_ROLES, contents) if c]
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    choice: Choice
+    fmt: Optional[str]                  # the model's chat format (None: it has none)
+    chat: Optional[Chat] = None         # the rendered chat and its tokens
+    pieces: tuple = ()                  # the chat string as (text, is a special token) pieces
+    rule_count: Optional[int] = None    # OpenAI's per-message rule, for OpenAI encodings
+    error: str = ""
+
+    @property
+    def count(self) -> Optional[int]:
+        return len(self.chat.encoding.ids) if self.chat is not None else self.rule_count
+
+
+def chat_result(choice: Choice, tokenizer, messages: Sequence[dict]) -> ChatResult:
+    """One tokenizer's chat: rendered in its own format (core.chat.FORMAT_OF) and encoded; for an
+    OpenAI encoding also the count by OpenAI's published per-message rule. Never raises."""
+    name = choice.source if choice.kind == "pretrained" else None
+    fmt = FORMAT_OF.get(name) if name else None
+    try:
+        chat = encode_chat(tokenizer, messages, fmt) if fmt else None
+        pieces = tuple(chat_pieces(messages, fmt)) if fmt else ()
+        rule = openai_chat_token_count(messages, name) if name in OPENAI_RULE else None
+    except PlaygroundError as e:
+        return ChatResult(choice, fmt, error=str(e))
+    return ChatResult(choice, fmt, chat, pieces, rule)
+
+
+def render_chat_string(pieces: Sequence[tuple[str, bool]], visible_whitespace: bool = True) -> str:
+    """The rendered chat string as escaped HTML, each special token (<|im_start|>, [INST], <s>) in a
+    box of its own, the text between them as typed (line breaks shown as ↵ by default)."""
+    out = []
+    for text, special in pieces:
+        shown = markup.text(show_whitespace(text) if visible_whitespace else text)
+        if visible_whitespace:
+            shown = shown.replace("↵", "↵\n")
+        out.append(f'<span class="tp-sp">{shown}</span>' if special else shown)
+    return f'<div class="tp-plain tp-chat-string">{"".join(out)}</div>'
+
+
+def chat_results(chosen: Sequence[Choice], tokenizer_of: Callable[[Choice], object],
+                 messages: Sequence[dict]) -> list[ChatResult]:
+    out = []
+    for c in chosen:
+        try:
+            tokenizer = tokenizer_of(c)
+        except PlaygroundError as e:     # a file that fails its check: said in this chat's panel
+            out.append(ChatResult(c, None, error=str(e)))
+            continue
+        out.append(chat_result(c, tokenizer, messages))
+    return out
+
+
+def chat_header(result: ChatResult) -> str:
+    """The panel header of one chat: name, format, token count, and OpenAI's rule when it applies.
+    Escaped HTML."""
+    parts = [f'<span class="tp-name">{markup.text(result.choice.label)}</span>']
+    if result.fmt:
+        parts.append(f'<span class="tp-stat">format <b>{markup.text(result.fmt)}</b></span>')
+    if result.chat is not None:
+        n = len(result.chat.encoding.ids)
+        parts.append(f'<span class="tp-stat tp-count"><b>{n:,}</b> {"token" if n == 1 else "tokens"}</span>')
+    if result.rule_count is not None:
+        if result.chat is None:
+            parts.append(f'<span class="tp-stat tp-count tp-rule"><b>{result.rule_count:,}</b> tokens by '
+                         "OpenAI's per-message rule</span>")
+        else:
+            same = result.rule_count == len(result.chat.encoding.ids)
+            parts.append(f'<span class="tp-stat tp-rule">{"= " if same else "≠ "}OpenAI\'s per-message rule '
+                         f"(<b>{result.rule_count:,}</b>){' ✓' if same else ''}</span>")
+    return f'<div class="tp-head">{"".join(parts)}</div>'
+
+
+def render_chat_body(result: ChatResult, tokens_html: str) -> str:
+    """A chat panel's body: the rendered string (special tokens boxed), then its tokens
+    (`tokens_html`: spans.render_tokens of the chat's encoding, already escaped)."""
+    return render_chat_string(result.pieces) + '<div class="tp-label">Tokens</div>' + tokens_html
+
+
+def render_chat_panel(result: ChatResult, body: str = "", max_height: Optional[str] = "22rem") -> str:
+    """A chat panel for st.html: header, then `body` (the chat's tokens from spans.render_tokens)."""
+    height = f' style="max-height:{max_height}"' if max_height else ""
+    if result.chat is None and result.rule_count is not None:
+        body = body or ('<div class="tp-note">No chat string: OpenAI does not publish this model\'s; the rule '
+                        "counts 3 tokens per message plus its role and content, and 3 to prime the reply.</div>")
+    return (f'<div class="tp-panel tp-chat" data-tokenizer="{markup.text(result.choice.key)}">'
+            f'{chat_header(result)}<div class="tp-scroll"{height}>{body}</div></div>')
 
 
 # ---------------------------------------------------------------- statistics
@@ -317,9 +517,10 @@ def render_splits_table(diff: EncoderDifferences, limit: int = MAX_DIFF_ROWS) ->
 # ---------------------------------------------------------------- the link (query parameters)
 
 # ?text=…&tokenizers=pretrained:gpt2,trained:bbpe:merges&show=ids&layout=stacked&whitespace=1&group=1
+#  &special=1 (special tokens in the text recognised) &add=1 (BOS/EOS added) &chunks=1 (pre-tokenization)
 # A text longer than MAX_URL_TEXT goes by the digest it is kept under on this server (text_ref=<sha256>,
 # playground/corpus_store.py). Values at their defaults are left out; nothing from a link is a path.
-URL_KEYS = ("text", "text_ref", "tokenizers", "show", "layout", "whitespace", "group")
+URL_KEYS = ("text", "text_ref", "tokenizers", "show", "layout", "whitespace", "group", "special", "add", "chunks")
 MAX_URL_TEXT = 1500
 MAX_LINK_TEXT = 100_000          # a longer text in a link is cut there
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -338,6 +539,9 @@ class CompareLink:
     layout: Optional[str] = None            # "Side by side" | "Stacked"
     whitespace: Optional[bool] = None
     grouped: Optional[bool] = None
+    recognize_special: Optional[bool] = None
+    add_special: Optional[bool] = None
+    chunks: Optional[bool] = None
 
 
 def _quote(value: str, n: int = 40) -> str:
@@ -380,7 +584,8 @@ def parse_link(params: Mapping[str, str], choices: Sequence[Choice]) -> tuple[Co
                 msgs.append(f"Ignored {name}={_quote(str(params[name]))}: use one of {', '.join(table)}.")
             else:
                 out[field] = value
-    for name, field in (("whitespace", "whitespace"), ("group", "grouped")):
+    for name, field in (("whitespace", "whitespace"), ("group", "grouped"), ("special", "recognize_special"),
+                        ("add", "add_special"), ("chunks", "chunks")):
         if name in params:
             value = _BOOL.get(str(params[name]).lower())
             if value is None:
@@ -400,7 +605,8 @@ def ignored_params_message(names: Sequence[str], shown: int = 5, length: int = 3
 
 
 def link_params(text: str, tokenizers: Optional[Sequence[str]], show: str, layout: str, whitespace: bool,
-                grouped: bool, text_ref: Optional[str] = None) -> dict[str, str]:
+                grouped: bool, text_ref: Optional[str] = None, options: EncodeOptions = EncodeOptions(),
+                chunks: bool = False) -> dict[str, str]:
     """The parameters that reopen this view. `tokenizers` None: the default selection (left out);
     `text_ref`: the digest a long text is kept under (then the text itself is left out).
 
@@ -422,4 +628,10 @@ def link_params(text: str, tokenizers: Optional[Sequence[str]], show: str, layou
         out["whitespace"] = "1"
     if grouped:
         out["group"] = "1"
+    if options.recognize_special_tokens:
+        out["special"] = "1"
+    if options.add_special_tokens:
+        out["add"] = "1"
+    if chunks:
+        out["chunks"] = "1"
     return out

@@ -18,8 +18,7 @@ gaps, so every tokenizer's panel reads as the text. Zero-width characters (ZWJ, 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, NamedTuple, Optional
 
 import regex
 
@@ -76,8 +75,7 @@ def show_invisible(s: str) -> str:
     return s
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(NamedTuple):
     """One drawn box: usually one token; in the grouped view, the tokens of one grapheme cluster."""
     indices: tuple[int, ...]
     label: str
@@ -214,6 +212,9 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
     still reads as typed: render_tokens(bert.encode("a b"), text="a b") shows `a`, ` `, `b`.
     The ids view draws ids only.
     """
+    if not grouped:
+        return _render_ungrouped(enc, show_ids, visible_whitespace, highlight_ids or set(), max_chars, text,
+                                 made_at, made_word)
     segs = segments(enc, grouped, text)
     counts = Counter(enc.ids)
     colours = token_colours(enc.ids[s.indices[0]] for s in segs)
@@ -226,7 +227,7 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
     gaps = text is not None and not show_ids
     covered = 0   # with `text`: how far the tokens drawn so far reach
     for seg, colour in zip(segs, colours):
-        indices = seg.indices
+        indices, label = seg.indices, seg.label
         first = indices[0]
         if offsets[first][0] >= max_chars:
             truncated = True
@@ -240,10 +241,15 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
                 parts.append(_gap(text[covered:start], visible_whitespace))
             if end > covered:
                 covered = end
-        seg_ids = tuple(ids[i] for i in indices)
-        for i in seg_ids:
-            seen[i] = seen.get(i, 0) + 1
-        key = (seg_ids, seg.label, colour)
+        if len(indices) == 1:      # the common case, without a generator per token
+            tid = ids[first]
+            seg_ids = (tid,)
+            seen[tid] = seen.get(tid, 0) + 1
+        else:
+            seg_ids = tuple(ids[i] for i in indices)
+            for i in seg_ids:
+                seen[i] = seen.get(i, 0) + 1
+        key = (seg_ids, label, colour)
         span = memo.get(key)
         if span is None:
             card = card_text(enc, indices, counts, made_at, made_word)
@@ -252,13 +258,52 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
         parts.append(span)
     if gaps and not truncated and covered < min(len(text), max_chars):
         parts.append(_gap(text[covered:max_chars], visible_whitespace))
-    # hover one token: outline every other token with the same id (an id drawn once needs no rule:
-    # the hovered token is outlined by :hover itself)
+    return _tokens_html(parts, seen), truncated
+
+
+def _tokens_html(parts: list[str], seen: dict[int, int]) -> str:
+    """The boxes, and hover rules outlining every token with the hovered one's id (only repeated ids)."""
     repeated = sorted(i for i, n in seen.items() if n > 1)[:5000]
     same_id = "\n".join(f".tp-tokens:has(.tp-id{i}:hover) .tp-id{i}{{outline:3px solid var(--tp-ring)}}"
                         for i in repeated)
-    body = f'<div class="tp-tokens">{"".join(parts)}</div>'
-    return f"<style>{same_id}</style>" + body, truncated
+    return f'<style>{same_id}</style><div class="tp-tokens">{"".join(parts)}</div>'
+
+
+def _render_ungrouped(enc: Encoding, show_ids: bool, visible_whitespace: bool, highlight_ids: set[int],
+                      max_chars: int, text: Optional[str], made_at: Optional[MadeAt],
+                      made_word: str) -> tuple[str, bool]:
+    """render_tokens, one box per token, in one pass (colour, gap, box); a box built before for the
+    same id, bytes and colour is reused before its label is decoded (14 panels: 50,000 boxes)."""
+    counts, tokens, n_colours = Counter(enc.ids), enc.tokens, len(PALETTE)
+    parts: list[str] = []
+    seen: dict[int, int] = {}
+    memo: dict[tuple, str] = {}
+    gaps = text is not None and not show_ids
+    covered, previous, truncated = 0, -1, False
+    for k, (tid, (start, end), data) in enumerate(zip(enc.ids, enc.offsets, enc.token_bytes)):
+        if start >= max_chars:
+            truncated = True
+            break
+        colour = tid % n_colours if tid % n_colours != previous else (tid + 1) % n_colours   # token_colours
+        previous = colour
+        if gaps:
+            if start > covered:
+                parts.append(_gap(text[covered:start], visible_whitespace))
+            if end > covered:
+                covered = end
+        seen[tid] = seen.get(tid, 0) + 1
+        key = (tid, data, colour)
+        span = memo.get(key)
+        if span is None:
+            label, is_bytes = token_label(tokens[k], data)
+            card = card_text(enc, (k,), counts, made_at, made_word)
+            span = _span(Segment((k,), label, is_bytes, not data), (tid,), colour, show_ids, visible_whitespace,
+                         highlight_ids, card)
+            memo[key] = span
+        parts.append(span)
+    if gaps and not truncated and covered < min(len(text), max_chars):
+        parts.append(_gap(text[covered:max_chars], visible_whitespace))
+    return _tokens_html(parts, seen), truncated
 
 
 def _span(seg: Segment, seg_ids: tuple[int, ...], colour: int, show_ids: bool,
@@ -293,6 +338,30 @@ def _gap(piece: str, visible_whitespace: bool) -> str:
     if visible_whitespace:
         shown = shown.replace("↵", "↵\n")
     return f'<span class="tp-gap">{shown}</span>'
+
+
+def render_chunks(front, *, visible_whitespace: bool = False, max_chars: int = MAX_DRAWN_CHARS) -> tuple[str, bool]:
+    """The chunks a pre-tokenizer cut (tok.front(text): its normalized text and chunks with
+    offsets) as outlined boxes over that text, alternating two outline styles so neighbours read
+    apart; what no chunk covers is grey. Returns (html, truncated): chunks starting at or beyond
+    `max_chars` are not drawn. render_chunks(gpt2.front("I'm 12345")) shows `I`, `'m`, ` 12345`."""
+    text = front.normalized
+    parts: list[str] = []
+    covered, truncated = 0, False
+    for k, chunk in enumerate(front.chunks):
+        if chunk.start >= max_chars:
+            truncated = True
+            break
+        if chunk.start > covered:
+            parts.append(_gap(text[covered:chunk.start], visible_whitespace))
+        shown = show_whitespace(chunk.plain) if visible_whitespace else show_invisible(chunk.plain)
+        shown = markup.text(shown)
+        nl = " tp-nl" if "\n" in shown else ""
+        parts.append(f'<span class="tp-k tp-k{k % 2}{nl}">{shown}</span>')
+        covered = max(covered, chunk.end)
+    if not truncated and covered < min(len(text), max_chars):
+        parts.append(_gap(text[covered:max_chars], visible_whitespace))
+    return f'<div class="tp-chunks">{"".join(parts)}</div>', truncated
 
 
 def token_boundaries(enc: Encoding) -> set[int]:

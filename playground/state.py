@@ -416,6 +416,10 @@ class CompareKeys:
     BOUND_A = "compare_bound_a"
     BOUND_B = "compare_bound_b"
     DIFF_VOCAB = "compare_diff_vocab"
+    SPECIAL = "compare_special"            # special tokens in the text: "As text" | "Recognized"
+    ADD_SPECIAL = "compare_add_special"    # add each model's BOS/EOS/CLS/SEP
+    CHUNKS = "compare_chunks"              # draw the pre-tokenizer's chunks above the tokens
+    CHAT = ("compare_chat_system", "compare_chat_user", "compare_chat_assistant", "compare_chat_user2")
     # not widgets: True until the user edits the selection (it follows the defaults meanwhile);
     # choice key -> (tokenizer, text, Encoding or error) of the last run
     AUTO_SELECTION = "compare_auto_selection"

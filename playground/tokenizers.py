@@ -79,22 +79,26 @@ def session_vocabulary(tok):
 
 
 def encode_kept(chosen: list[compare.Choice], tokenizer_of: Callable[[compare.Choice], object],
-                text: str) -> dict[str, object]:
+                text: str, options: compare.EncodeOptions = compare.EncodeOptions()) -> dict[str, object]:
     """choice key -> Encoding, or the PlaygroundError of a tokenizer that cannot encode the text.
-    The last text's encodings stay in the session, so changing a view option or tab does not
-    encode again."""
+    The last text's encodings (with the same options) stay in the session, so changing a view
+    option or tab does not encode again."""
     kept = state.widget_value(CompareKeys.ENCODED) or {}
     encodings: dict[str, object] = {}
     for choice in chosen:
-        tokenizer = tokenizer_of(choice)
+        try:
+            tokenizer = tokenizer_of(choice)
+        except PlaygroundError as e:     # a pretrained file that fails its check: this panel says so
+            encodings[choice.key] = e
+            continue
         hit = kept.get(choice.key)
-        if hit is not None and hit[0] is tokenizer and hit[1] == text:
+        if hit is not None and hit[0] is tokenizer and hit[1] == (text, options):
             encodings[choice.key] = hit[2]
             continue
         try:
-            encodings[choice.key] = compare.encode_choice(tokenizer, choice, text)
+            encodings[choice.key] = compare.encode_choice(tokenizer, choice, text, options)
         except PlaygroundError as e:
             encodings[choice.key] = e
-        kept[choice.key] = (tokenizer, text, encodings[choice.key])
-    state.set_widget(CompareKeys.ENCODED, {k: kept[k] for k in encodings})
+        kept[choice.key] = (tokenizer, (text, options), encodings[choice.key])
+    state.set_widget(CompareKeys.ENCODED, {k: kept[k] for k in encodings if k in kept})
     return encodings

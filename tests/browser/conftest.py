@@ -270,6 +270,12 @@ def upload(page, files, uploader: int = 0) -> None:
     assert sent.value.ok, sent.value.status
 
 
+def luminance(css_colour: str) -> float:
+    """Relative luminance (0 black … 1 white) of a computed `rgb(r, g, b)` / `rgba(…)` colour."""
+    r, g, b = (int(v) / 255 for v in re.findall(r"[\d.]+", css_colour)[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
 def snap(page, path, whole: bool = True) -> None:
     """Screenshot; `whole` grows the window to the page's height first (Streamlit scrolls inside
     its main block, so Playwright's full_page alone would show only the viewport)."""

@@ -11,7 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from playground.compare import SAMPLES
-from tests.browser.conftest import WAIT, go_to, load_preset, main, new_tab, open_app, panel, pick, rerun, snap, train
+from tests.browser.conftest import (WAIT, go_to, load_preset, luminance, main, new_tab, open_app, panel, pick,
+                                    rerun, snap, train)
 from tests.support import HTML_PAYLOAD as PAYLOADS
 
 pytestmark = pytest.mark.browser
@@ -146,12 +147,6 @@ def test_trained_error_panel_boundaries_encoders_and_payloads(page, screenshot_d
     assert page.get_by_role("textbox", name="Text", exact=True).input_value() == SAMPLES["English"]
 
 
-def _luminance(css_colour: str) -> float:
-    """Relative luminance (0 black … 1 white) of a computed `rgb(r, g, b)` / `rgba(…)` colour."""
-    r, g, b = (int(v) / 255 for v in re.findall(r"[\d.]+", css_colour)[:3])
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
 def test_dark_theme_keeps_the_panel_figures_readable(browser, app_url, screenshot_dir):
     """A viewer whose system is dark gets the dark theme (.streamlit/config.toml); the panels'
     figures follow the theme's text colour (they were #111 on #0e1117, invisible)."""
@@ -163,13 +158,13 @@ def test_dark_theme_keeps_the_panel_figures_readable(browser, app_url, screensho
         figure = panel(page, "pretrained:gpt2").locator(".tp-count b")
         expect(figure).to_be_visible(timeout=WAIT)
         background = page.get_by_test_id("stApp").evaluate("e => getComputedStyle(e).backgroundColor")
-        assert _luminance(background) < 0.2, background
+        assert luminance(background) < 0.2, background
         for element in (figure, panel(page, "pretrained:gpt2").locator(".tp-name")):
             colour = element.evaluate("e => getComputedStyle(e).color")
-            assert _luminance(colour) > 0.6, colour
+            assert luminance(colour) > 0.6, colour
         # text on the light token fills stays dark
         token = panel(page, "pretrained:gpt2").locator(".tp-t").first
-        assert _luminance(token.evaluate("e => getComputedStyle(e).color")) < 0.2
+        assert luminance(token.evaluate("e => getComputedStyle(e).color")) < 0.2
         snap(page, screenshot_dir / "compare-dark.png", whole=False)
     finally:
         context.close()

@@ -13,7 +13,7 @@ from core.encoding import Encoding
 from core.errors import EncodeError
 from core.pretrained import load_pretrained, pretrained_names
 from core.trainer import TrainConfig, train
-from playground import compare, style
+from playground import compare, spans, style
 from playground.spans import (INVISIBLE, PALETTE, render_boundaries, render_tokens, show_invisible,
                               show_whitespace)
 from tests.support import HTML_PAYLOAD as ALL_PAYLOADS
@@ -89,12 +89,13 @@ def test_default_selection_with_and_without_trained_results():
     assert compare.default_selection(compare.tokenizer_choices([], [], ["a", "b"])) == ["imported:a", "imported:b"]
 
 
-def test_valid_selection_drops_what_is_gone_and_caps_at_seven():
-    choices = compare.tokenizer_choices(["bpe", "bbpe", "wordpiece"], ["gpt2"], [])
+def test_valid_selection_drops_what_is_gone_and_caps_at_the_maximum():
+    choices = compare.tokenizer_choices(["bpe", "bbpe", "wordpiece"], ["gpt2"], ["a", "b", "c", "d", "e"])
     keys = [c.key for c in choices]
+    assert len(keys) > compare.MAX_TOKENIZERS
     kept = compare.valid_selection(["pretrained:gpt2", "imported:gone", "pretrained:gpt2"], choices)
     assert kept == ["pretrained:gpt2"]
-    assert compare.valid_selection(keys, choices) == keys[:7]
+    assert compare.valid_selection(keys, choices) == keys[:compare.MAX_TOKENIZERS]
     assert compare.valid_selection(None, choices) == []
 
 
@@ -337,3 +338,83 @@ def test_empty_text_renders_nothing_but_the_frame():
     enc = Encoding(ids=(), tokens=(), token_bytes=(), offsets=(), encoder="tiktoken")
     out, truncated = render_tokens(enc, text="")
     assert not truncated and _shown_text(out) == ""
+
+
+def test_stylesheet_holds_no_angle_bracket():
+    """Streamlit's HTML sanitizer drops the whole injected <style> element when its text holds a
+    tag-like `<s>` (a comment naming a special token did: every page lost its styles)."""
+    from playground import style
+    assert "<" not in style.stylesheet()
+
+
+def test_link_carries_special_add_and_chunks_both_ways():
+    opts = compare.EncodeOptions(recognize_special_tokens=True, add_special_tokens=True)
+    params = compare.link_params("hi", None, "Tokens", "Side by side", False, False, options=opts, chunks=True)
+    assert params == {"text": "hi", "special": "1", "add": "1", "chunks": "1"}
+    link, msgs = compare.parse_link(params, [])
+    assert (link.recognize_special, link.add_special, link.chunks, msgs) == (True, True, True, [])
+    assert compare.link_params("hi", None, "Tokens", "Side by side", False, False) == {"text": "hi"}
+    link, msgs = compare.parse_link({"special": "maybe"}, [])
+    assert link.recognize_special is None and msgs == ["Ignored special='maybe': use 1 or 0."]
+
+
+def test_render_chunks_escapes_cuts_and_keeps_the_gaps():
+    from core.tokenizer import Chunk, Front
+    text = "<b>x</b>  y"
+    front = Front("none", text, "test", (Chunk("<b>", "<b>", 0, 3), Chunk("x", "x", 3, 4), Chunk("y", "y", 10, 11)))
+    drawn, cut = spans.render_chunks(front)
+    assert not cut and "<b>" not in drawn and "&lt;b&gt;" in drawn
+    assert re.findall(r'class="tp-k (tp-k\d)', drawn) == ["tp-k0", "tp-k1", "tp-k0"]   # neighbours alternate
+    assert '<span class="tp-gap">&lt;/b&gt;  </span>' in drawn                       # what no chunk covers
+    drawn, cut = spans.render_chunks(front, max_chars=5)
+    assert cut and drawn.count('class="tp-k ') == 2
+
+
+def test_missing_note_names_each_tokenizer_and_each_command_once():
+    assert compare.missing_note([]) == ""
+    note = compare.missing_note([("llama3", "pip install --no-deps llama-models==0.3.0"),
+                                 ("llama4", "pip install --no-deps llama-models==0.3.0"),
+                                 ("clip", "pip install ftfy (see requirements.txt)")])
+    assert note.startswith("Not installed here, so not offered: Llama 3, Llama 4, CLIP")
+    assert note.count("llama-models==0.3.0") == 1 and "`pip install ftfy (see requirements.txt)`" in note
+
+
+def test_chat_result_of_a_model_without_a_format_or_with_a_foreign_one():
+    gpt2 = compare.tokenizer_choices([], ["gpt2"], [])[0]
+    result = compare.chat_result(gpt2, load_pretrained("gpt2"), compare.chat_messages(["", "Hi", "", ""]))
+    assert (result.fmt, result.chat, result.rule_count, result.error) == (None, None, None, "")
+    # a tokenizer that lacks the format's special tokens: one clear error, never an exception
+    qwen = compare.tokenizer_choices([], ["qwen2.5"], [])[0]
+    result = compare.chat_result(qwen, load_pretrained("gpt2"), [{"role": "user", "content": "Hi"}])
+    assert result.chat is None and "no special token" in result.error
+
+
+def test_chunks_block_labels_the_chunks_and_says_when_it_cannot():
+    gpt2 = load_pretrained("gpt2")
+    block = compare.render_chunks_block(gpt2, "I'm 12345")
+    assert "Pre-tokenization: 3 chunks · GPT-2 regex" in html.unescape(block)
+    assert block.count('class="tp-k ') == len(gpt2.front("I'm 12345").chunks) == 3
+
+    class Refuses:
+        def front(self, text):
+            raise EncodeError("<b>no</b> front here")
+
+    block = compare.render_chunks_block(Refuses(), "x")
+    assert "cannot show it" in block and "<b>" not in block and "tp-chunks" not in block
+
+
+def test_info_rows_come_from_the_catalog_or_the_tokenizer():
+    bpe = _trained("bpe")
+    choices = compare.tokenizer_choices(["bpe"], ["bert-base-uncased"], [])
+    loaded = []
+
+    def tokenizer_of(choice):
+        loaded.append(choice.key)
+        return bpe
+
+    rows = compare.info_rows([choices[0], choices[-1]], tokenizer_of)
+    assert rows[0] == compare.InfoRow(choices[0].label, bpe.family, bpe.vocab_size, "trained here", "yours")
+    assert rows[1].family == "WordPiece" and rows[1].vocab_size == 30522
+    assert loaded == [choices[0].key]          # a pretrained row is read from the catalog, nothing loaded
+    table = compare.render_info_table([compare.InfoRow("<b>x</b>", "BPE", 1234, "p==1", "MIT")])
+    assert "<b>x</b>" not in table and "&lt;b&gt;x&lt;/b&gt;" in table and "1,234" in table
