@@ -45,6 +45,7 @@ page = st.navigation([
     merges_page,
     compare_page,
     st.Page("pages/inspect.py", title="Inspect", icon=":material/search:"),
+    st.Page("pages/languages.py", title="Token tax", icon=":material/translate:"),
 ])
 # by identity, not url_path: a page made in bare Python (a spawned worker re-running __main__) has none
 if page is not merges_page and page is not compare_page:

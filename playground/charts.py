@@ -304,3 +304,47 @@ def merge_tree_dot(trace: Trace, token: str) -> str:
     emit(merge_tree(trace, token))
     lines.append("}")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the token tax (pages/languages.py)
+
+TAX_SCALE = [[0.0, "#FFF3E0"], [0.35, "#F4A261"], [0.7, "#C1121F"], [1.0, "#4A0D12"]]
+LANGUAGE_LABEL_WIDTH = 14    # columns of a language's name beside the heat map (the hover has it whole)
+TAX_ROW_PX = 24
+
+
+def token_tax_chart(frame, columns: list[str]) -> go.Figure:
+    """Tokens per language relative to English (playground/token_tax.py's tax_table, rows in the
+    order to draw, top first): a heat map, one column per tokenizer, the ratio written in each cell."""
+    z = [[None if v is None or v != v else float(v) for v in frame[c].astype(object)] for c in columns]
+    z = [list(row) for row in zip(*z)] if columns else []
+    names = list(frame["language"])
+    labels = [shorten(n, LANGUAGE_LABEL_WIDTH) for n in names]
+    top = max((v for row in z for v in row if v is not None), default=1.0)
+    fig = go.Figure(go.Heatmap(
+        z=z, x=[shorten(c, 12) for c in columns], y=labels, customdata=[[n] * len(columns) for n in names],
+        colorscale=TAX_SCALE, zmin=min(1.0, min((v for row in z for v in row if v is not None), default=1.0)),
+        zmax=max(top, 1.5), texttemplate="%{z:.1f}", textfont=dict(size=13), xgap=1, ygap=1,
+        colorbar=dict(title=dict(text="× English", side="right"), thickness=14, tickfont=dict(size=14)),
+        hovertemplate="%{customdata}, %{x}: %{z:.2f}× the tokens of English<extra></extra>"))
+    return _frame(fig, height=TAX_ROW_PX * len(names) + 170, margin=dict(l=4, r=4, t=60, b=10),
+                  title=_title("Tokens for the same text, relative to English"),
+                  xaxis=dict(side="top", tickangle=-40, tickfont=dict(size=14), automargin=True),
+                  yaxis=dict(autorange="reversed", tickfont=dict(size=14), automargin=True))
+
+
+def bytes_per_token_chart(curves: dict) -> go.Figure:
+    """Trained tokenizers on held-out text: bytes per token (up: longer tokens) against vocabulary
+    size, one line per tokenizer (label -> token_tax.bytes_per_token frame)."""
+    fig = go.Figure()
+    palette = [LINE, WINNER, TIED, OTHER]
+    for k, (label, frame) in enumerate(curves.items()):
+        fig.add_trace(go.Scatter(x=frame["vocabulary"].tolist(), y=frame["bytes_per_token"].tolist(), mode="lines+markers", name=label,
+                                 line=dict(color=palette[k % len(palette)], width=3), marker=dict(size=8),
+                                 hovertemplate=f"{label}: %{{x:,}} tokens in the vocabulary, "
+                                               "%{y:.2f} bytes per token<extra></extra>"))
+    return _frame(fig, height=360, margin=dict(l=4, r=10, t=60, b=10),
+                  title=_title("Bytes per token on held-out text"),
+                  legend=dict(orientation="h", y=-0.25, x=0, font=dict(size=15)),
+                  xaxis=dict(title=_axis_title("vocabulary size"), automargin=True, tickformat="~s"),
+                  yaxis=dict(title=_axis_title("bytes per token"), automargin=True, rangemode="tozero"))

@@ -355,8 +355,13 @@ class InspectKeys:
     SAVE_SESSION = "inspect_save_session"
     SESSION_FILE = "inspect_session_file"
     LOAD_SESSION = "inspect_load_session"
+    REPLAY_CHUNK = "inspect_replay_chunk"
+    REPLAY_STEP = "inspect_replay_step"
     # not a widget: (imported tokenizer, its vocabulary table), kept beside the tokenizer
     VOCABULARY_KEPT = "inspect_vocabulary_kept"
+    # not a widget: the page's own URL parameters last read or written (sorted items), so a link is
+    # applied once and the page's own writes are not read back as a new link
+    URL_SEEN = "inspect_url_seen"
 
     @staticmethod
     def vocabulary_table(tokenizer: str, step: Optional[int], query: str, partial_only: bool) -> str:
@@ -373,6 +378,15 @@ class InspectKeys:
     def remove(i: int) -> str:
         """The Remove button of the i-th imported tokenizer."""
         return f"inspect_remove_{i}"
+
+
+class LanguagesKeys:
+    TOKENIZERS = "languages_tokenizers"
+    SORT = "languages_sort"
+    TABLE_VIEW = "languages_table_view"
+    HELD_OUT = "languages_held_out"
+    TAX_CHART = "languages_tax_chart"
+    CURVE_CHART = "languages_curve_chart"
 
 
 # -- widget values

@@ -1,0 +1,100 @@
+"""Token tax page: the same text (the UDHR, articles 1-3) in ~48 languages, encoded by every
+tokenizer; how many tokens each language pays relative to English, as a heat map and a sortable
+table; and, for the tokenizers trained here, bytes per token on held-out text against vocabulary size.
+
+Widgets -> counts (playground/tokenizers.py caches them; playground/token_tax.py computes) -> render.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.pretrained import pretrained_unavailable
+from playground import charts, compare, state, token_tax, tokenizers, views
+from playground.state import MODEL_LABELS, PERSIST, LanguagesKeys as K
+from playground.startup import through_app
+
+through_app()   # a deep link on a new server (or AppTest) may run this file without app.py
+
+MEAN = "(mean of the tokenizers shown)"
+
+st.title("Token tax")
+st.caption("The same text in many languages: the Universal Declaration of Human Rights, articles 1 to 3. "
+           "A tokenizer that needs three times as many tokens for a language as for English makes its "
+           "speakers pay three times as much per request, and fits a third as much in its context.")
+
+langs = token_tax.languages()
+results = state.get_results()
+imported = state.get_imported()
+available: dict[str, str] = {}
+if results is not None:
+    available.update({f"trained:{m}": f"{MODEL_LABELS[m]} (trained)" for m in results.traces()})
+available.update({f"pretrained:{n}": compare.PRETRAINED_LABELS.get(n, n) for n in tokenizers.installed_pretrained()})
+available.update({f"imported:{n}": f"{n} (imported)" for n in imported})
+state.init_widget(K.TOKENIZERS, [k for k in available if not k.startswith("trained:")][:14])
+
+missing = pretrained_unavailable()
+if missing:
+    with st.expander(f"{len(missing)} pretrained tokenizer{'s are' if len(missing) > 1 else ' is'} not installed"):
+        for name, command in missing:
+            st.markdown(f"- **{views.md_escape(name)}**: `{command}`")
+
+chosen = st.multiselect("Tokenizers", list(available), key=K.TOKENIZERS, format_func=available.get,
+                        persist_state=PERSIST, placeholder="Pick tokenizers",
+                        help="Trained on the Corpus page, pretrained (offline), or imported on the Inspect page.")
+chosen = [k for k in chosen if k in available]
+
+counts: dict[str, dict] = {}
+refused: list[str] = []
+for key in chosen:
+    kind, name = key.split(":", 1)
+    label = available[key].removesuffix(" (trained)").removesuffix(" (imported)")
+    if kind == "pretrained":
+        try:
+            counts[label] = tokenizers.pretrained_tax(name)
+        except Exception as e:   # noqa: BLE001 - a damaged package: the others still draw
+            st.error(f"{views.md_escape(label)} did not load: {views.md_escape(str(e).splitlines()[0])}")
+            continue
+    elif kind == "trained":
+        counts[label] = tokenizers.trained_tax(results, results.trace(name))
+    else:
+        counts[label] = token_tax.token_counts(imported[name], langs)
+    if any(v is None for v in counts[label].values()):
+        refused.append(label)
+
+if not counts:
+    st.info("Pick at least one tokenizer above.")
+else:
+    frame = token_tax.tax_table(counts, langs)
+    cols = st.columns([2, 3])
+    sort_by = cols[0].selectbox("Sort languages by", [MEAN] + list(counts), key=K.SORT, persist_state=PERSIST,
+                                help="The dearest language first.")
+    ordered = token_tax.sort_languages(frame, None if sort_by == MEAN else sort_by)
+    st.plotly_chart(charts.token_tax_chart(ordered, token_tax.tokenizer_columns(frame)), key=K.TAX_CHART)
+    st.caption("Each cell: the language's token count over English's, for the same declaration. "
+               "Hover for the full language name." + (f" Blank: {', '.join(refused)} cannot encode some "
+                                                       "scripts (no unknown token)." if refused else ""))
+
+    st.subheader("Table")
+    view = st.radio("Show", ["relative to English", "token counts"], key=K.TABLE_VIEW, horizontal=True,
+                    persist_state=PERSIST)
+    table = ordered if view == "relative to English" else \
+        token_tax.counts_table(counts, langs).set_index("code").loc[list(ordered["code"])].reset_index()
+    fmt = "%.2f×" if view == "relative to English" else "%d"
+    st.dataframe(table, hide_index=True, height=420,
+                 column_config={c: st.column_config.NumberColumn(format=fmt) for c in token_tax.tokenizer_columns(table)})
+    st.caption("Click a column's header to sort by it. " + views.md_escape(token_tax.source_line()))
+
+st.subheader("Trained here: bytes per token on held-out text")
+if results is None:
+    st.caption("Train on the Corpus page to see how your tokenizers' tokens grow with their vocabulary.")
+else:
+    names = {lang.code: lang.name for lang in langs}
+    held = st.selectbox("Held-out text", list(names), key=K.HELD_OUT, format_func=names.get,
+                        persist_state=PERSIST, help="The UDHR in this language: text the tokenizers were not "
+                                                    "trained on (unless your corpus is the UDHR).")
+    text = next(lang.text for lang in langs if lang.code == held)
+    curves = {MODEL_LABELS[m]: tokenizers.trained_curve(results, trace, text) for m, trace in results.traces().items()}
+    st.plotly_chart(charts.bytes_per_token_chart(curves), key=K.CURVE_CHART)
+    st.caption(f"Each tokenizer measured at {token_tax.CURVE_POINTS} points along its merges (from its alphabet "
+               f"to its final vocabulary), on the {views.md_escape(names[held])} declaration "
+               f"({len(text.encode('utf-8')):,} bytes). Trained on {views.md_escape(results.corpus_name)}.")

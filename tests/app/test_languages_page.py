@@ -1,0 +1,86 @@
+"""The Token tax page headless: every installed pretrained tokenizer and the trained ones encode
+the UDHR in every language; the table's values are the counts of a direct encode, relative to
+English; a trained tokenizer's bytes-per-token curve is drawn; a missing package is a note."""
+from __future__ import annotations
+
+import json
+
+from core.pretrained import load_pretrained, pretrained_names
+from playground import state
+from playground import token_tax as tt
+from tests.app.conftest import goto, new_app, trained_app
+
+
+def test_page_runs_with_every_pretrained_tokenizer_and_draws_the_chart():
+    at = goto(new_app(), "pages/languages.py")
+    assert at.title[0].value == "Token tax"
+    chosen = at.multiselect(key="languages_tokenizers").value
+    assert chosen and all(k.startswith("pretrained:") for k in chosen)
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    heat = next(c for c in charts if c["data"][0]["type"] == "heatmap")
+    assert len(heat["data"][0]["y"]) == len(tt.languages())
+    assert len(heat["data"][0]["x"]) == len(chosen)
+
+
+def test_table_values_are_direct_encode_counts_relative_to_english():
+    at = goto(new_app(), "pages/languages.py")
+    frame = at.dataframe[0].value
+    names = pretrained_names()
+    checked = 0
+    for name in names[:4]:
+        tok = load_pretrained(name)
+        label = next(c for c in frame.columns if c not in ("language", "code", "characters", "bytes")
+                     and c.startswith(tt_label_start(name)))
+        eng = len(tok.encode(tt.languages()[0].text).ids)
+        for lang in tt.languages()[::7]:
+            row = frame[frame["code"] == lang.code].iloc[0]
+            assert abs(row[label] - len(tok.encode(lang.text).ids) / eng) < 1e-9, (name, lang.code)
+            checked += 1
+    assert checked >= 4
+    # the counts view: the token counts themselves
+    at.radio(key="languages_table_view").set_value("token counts").run()
+    counts = at.dataframe[0].value
+    tok = load_pretrained(names[0])
+    label = next(c for c in counts.columns if c.startswith(tt_label_start(names[0])))
+    thai = next(lang for lang in tt.languages() if lang.code == "tha")
+    assert counts[counts["code"] == "tha"].iloc[0][label] == len(tok.encode(thai.text).ids)
+
+
+def tt_label_start(name: str) -> str:
+    from playground.compare import PRETRAINED_LABELS
+    return PRETRAINED_LABELS.get(name, name)
+
+
+def test_sorting_puts_the_dearest_language_first():
+    at = goto(new_app(), "pages/languages.py")
+    label = at.selectbox(key="languages_sort").options[1]
+    at.selectbox(key="languages_sort").set_value(label).run()
+    frame = at.dataframe[0].value
+    values = [v for v in frame[label] if v == v]
+    assert values == sorted(values, reverse=True) and values[0] > 1
+
+
+def test_trained_tokenizers_join_and_draw_bytes_per_token_against_vocabulary():
+    at = trained_app()
+    goto(at, "pages/languages.py")
+    options = at.multiselect(key="languages_tokenizers").options
+    assert any(o.startswith("trained:") or "(trained)" in o for o in options)
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    curve = next(c for c in charts if c["data"][0]["type"] == "scatter")
+    results = state.get_results(at.session_state)
+    assert len(curve["data"]) == len(results.traces())
+    xs = curve["data"][0]["x"]
+    assert xs == sorted(xs) and len(xs) > 1
+
+
+def test_bytes_per_token_is_measured_by_direct_encode():
+    at = trained_app()
+    results = state.get_results(at.session_state)
+    trace = results.trace("bbpe")
+    text = tt.languages()[0].text
+    frame = tt.bytes_per_token(trace, text, points=3)
+    from core.encoders import TrainedTokenizer
+    last = TrainedTokenizer.from_trace(trace)
+    assert frame["step"].iloc[-1] == len(trace.steps)
+    assert frame["bytes_per_token"].iloc[-1] == len(text.encode()) / len(last.encode(text).ids)
+    assert frame["bytes_per_token"].iloc[0] <= frame["bytes_per_token"].iloc[-1]
