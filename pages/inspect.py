@@ -1,5 +1,7 @@
 """Inspect page: one text through the whole pipeline, one word step by step, the vocabulary, files
 out and in, and the whole session saved to one JSON file and loaded back.
+(Over 400 lines: five tabs and the page's link, each a short function; splitting them across files
+would scatter one page's widgets.)
 
 Widgets -> pure helpers (playground/inspect.py, playground/session_file.py) and core -> render.
 Every tab but the open one is skipped (lazy tabs), so a big vocabulary costs nothing while the
@@ -13,11 +15,13 @@ from functools import partial
 
 import streamlit as st
 
-from core import walks
+from core import replay, walks
 from core.encoders import ENCODERS
 from core.errors import PlaygroundError
+from core.formats import FORMATS
+from core.pretrained import pretrained_unavailable
 from core.trace_io import trace_csv, trace_report
-from playground import charts, compare, session_file, spans, state, tokenizers, views
+from playground import charts, compare, corpus_store, inspect_link, session_file, spans, state, tokenizers, views
 from playground import inspect as ins
 from playground.state import MODEL_LABELS, PERSIST, InspectKeys as K
 from playground.startup import through_app
@@ -42,22 +46,29 @@ def _use_seed_pair() -> None:
 
 def _tokenizer_changed() -> None:
     state.set_widget(K.ENCODER, None)   # the new tokenizer's own default encoder
+    _chunk_changed()
+
+
+def _chunk_changed() -> None:
+    state.set_widget(K.REPLAY_STEP, None)   # the new chunk's replay opens at its last step
 
 
 def _import_files() -> None:
     uploads = state.widget_value(K.IMPORT_FILES) or []
     if not uploads:
-        state.set_notice("error", "Choose tokenizer files first: a tokenizer.json, a vocab.json with its "
-                                  "merges.txt, or a vocab.txt.")
+        state.set_notice("error", f"Choose tokenizer files first: {FORMATS}.")
         return
     try:
-        loaded = ins.read_uploads([(u.name, u.getvalue()) for u in uploads], state.get_imported())
+        loaded = ins.read_upload_groups([(u.name, u.getvalue()) for u in uploads], state.get_imported())
     except PlaygroundError as e:
         state.set_notice("error", f"{views.md_escape(str(e))}. Nothing was imported; your tokenizers are unchanged.")
         return
-    for name, tok in loaded:
+    for name, tok, files in loaded:
         state.add_imported(name, tok)
-    names = ", ".join(f"“{views.md_escape(n)}”" for n, _ in loaded)
+        digest = inspect_link.put_files(files)    # kept on the server: F5 or the link brings it back
+        if digest:
+            state.set_imported_files(name, digest)
+    names = ", ".join(f"“{views.md_escape(n)}”" for n, _, _ in loaded)
     state.set_notice("success", f"Imported {names}: inspect it here, or compare it on the Compare page.")
     state.set_widget(K.TOKENIZER, f"imported:{loaded[-1][0]}")
 
@@ -88,6 +99,70 @@ def _load_session() -> None:
     state.set_widget(K.TOKENIZER, None)   # the default again: a trained one when there is one
 
 
+# ---------------------------------------------------------------- the link (F5, a copied address)
+
+def _open_link(results) -> None:
+    """Apply the address's parameters once (when they differ from what this page last wrote),
+    before the widgets are drawn: imported files kept on the server come back first, so the
+    tokenizer the link names can be one of them."""
+    params = state.url_params()
+    seen = tuple(sorted(params.items()))
+    if not params or seen == state.widget_value(K.URL_SEEN):
+        return
+    state.set_widget(K.URL_SEEN, seen)
+    link, msgs = inspect_link.parse_link(params)
+    unknown = [n for n in params if n not in inspect_link.URL_KEYS]
+    if unknown:
+        msgs.append(f"Ignored the link parameter{'s' if len(unknown) > 1 else ''} {', '.join(unknown[:5])}: "
+                    f"the Inspect page reads {', '.join(inspect_link.URL_KEYS)}.")
+    kept = set(state.get_imported_files().values())
+    for digest in link.files:
+        if digest in kept:
+            continue
+        files = inspect_link.load_files(digest)
+        if files is None:
+            msgs.append("A tokenizer file the link names is no longer kept on this server: import it again "
+                        "(Export & import tab).")
+            continue
+        try:
+            loaded = ins.read_upload_groups(files, state.get_imported())
+        except PlaygroundError as e:
+            msgs.append(f"A kept tokenizer file did not load: {e}.")
+            continue
+        for name, tok, _ in loaded:
+            state.add_imported(name, tok)
+            state.set_imported_files(name, digest)
+    if link.text_ref is not None:
+        text = corpus_store.load_text(link.text_ref)
+        if text is None:
+            msgs.append("The link's text is no longer kept on this server: the last text is shown instead.")
+        else:
+            state.set_widget(K.TEXT, text)
+    elif link.text is not None:
+        state.set_widget(K.TEXT, link.text)
+    if link.tokenizer is not None:
+        if link.tokenizer in _choices(results):
+            state.set_widget(K.TOKENIZER, link.tokenizer)
+        else:
+            msgs.append(f"The link's tokenizer {link.tokenizer[:60]!r} is not on offer here "
+                        "(train on the Corpus page, or import its file).")
+    for key, value in ((K.TAB, link.tab), (K.WALK_WORD, link.word), (K.REPLAY_CHUNK, link.chunk)):
+        if value is not None:
+            state.set_widget(key, value)
+    if msgs:
+        state.set_notice("info", views.md_escape(" ".join(msgs)))
+
+
+def _write_link(text: str) -> None:
+    """Put this view in the address (a long text by the digest it is kept under on the server)."""
+    ref = corpus_store.put_text(text) if len(text) > inspect_link.MAX_URL_TEXT else None
+    params = inspect_link.link_params(state.widget_value(K.TOKENIZER), state.widget_value(K.TAB),
+                                      state.widget_value(K.WALK_WORD) or "", state.widget_value(K.REPLAY_CHUNK) or 0,
+                                      text, DEFAULT_TEXT, list(state.get_imported_files().values()), ref)
+    state.set_url_params(params)
+    state.set_widget(K.URL_SEEN, tuple(sorted(state.url_params().items())))
+
+
 # ---------------------------------------------------------------- the tokenizer to inspect
 
 def _choices(results) -> dict[str, str]:
@@ -102,6 +177,12 @@ def _choices(results) -> dict[str, str]:
 def _pick_tokenizer(results):
     """Draw the tokenizer controls; returns (tokenizer, trace or None, step or None, encoder, label)."""
     choices = _choices(results)
+    missing = pretrained_unavailable()
+    if missing:
+        with st.expander(f"{len(missing)} pretrained tokenizer{'s are' if len(missing) > 1 else ' is'} not "
+                         "installed: how to add them"):
+            for name, command in missing:
+                st.markdown(f"- **{views.md_escape(name)}**: `{command}`")
     if not choices:
         return None, None, None, None, ""
     default = "trained:bbpe" if "trained:bbpe" in choices else \
@@ -195,16 +276,57 @@ def _pipeline_tab(tok, encoder, text: str, pair: str) -> None:
 
 
 def _walk_tab(tok, encoder, text: str) -> None:
-    if not tok.encoders:   # only a vocabulary trained here has merges and encoders to walk
-        st.info("Walking a word needs a tokenizer trained here (or imported from a tokenizer.json this app "
-                "saved): its merges and vocabulary drive the steps. Pretrained tokenizers run inside "
-                "tiktoken or Hugging Face's runtime.")
+    typed = st.text_input("Type a word (or leave empty and pick a piece of the text below)", key=K.WALK_WORD,
+                          placeholder="e.g. lowest", width=420)
+    _replay_section(tok, typed if typed.strip() else text)
+    if tok.encoders:   # a vocabulary trained here: its three encoders, step by step
+        _encoder_walks(tok, encoder, text, typed)
+
+
+def _replay_section(tok, text: str) -> None:
+    """A chunk's merges replayed in rank order (core/replay.py), for any BPE, with a slider over its steps."""
+    why = replay.replayable(tok)
+    if why:
+        st.info(f"{views.md_escape(why)}. Its pieces are on the Pipeline tab; merges replay for BPE "
+                "tokenizers (trained, pretrained or imported).")
         return
+    chunks = tok.front(text).chunks[:walks.MAX_WALK_CHOICES]
+    if not chunks:
+        st.caption("Type some text above, or a word here.")
+        return
+    st.markdown("**Merges replayed**")
+    if state.widget_value(K.REPLAY_CHUNK) not in range(len(chunks)):
+        state.set_widget(K.REPLAY_CHUNK, 0)
+    k = st.selectbox("Piece (pre-tokenized chunk)", range(len(chunks)), key=K.REPLAY_CHUNK,
+                     on_change=_chunk_changed, width=420,
+                     format_func=lambda i: f"{i}: {spans.show_whitespace(chunks[i].shown)}")
+    rep = replay.replay_chunk(tok, chunks[k])
+    n = len(rep.steps)
+    if not isinstance(state.widget_value(K.REPLAY_STEP), int) or not 0 <= state.widget_value(K.REPLAY_STEP) <= n:
+        state.set_widget(K.REPLAY_STEP, n)
+    if n:
+        at = st.slider("Step", 0, n, key=K.REPLAY_STEP, help="Scrub through the merges, lowest rank first "
+                       "(0: the piece's initial symbols; the last: the tokenizer's own split).")
+    else:
+        at = 0
+    step = rep.steps[at - 1] if at else None
+    st.html(ins.render_split(rep.split_at(at), merged_at=step.position if step and not step.whole else None))
+    st.caption(views.md_escape(ins.replay_step_line(rep, at)) + (f". {views.md_escape(rep.note)}" if rep.note and at else ""))
+    if n:
+        with st.expander(f"All {n:,} steps"):
+            st.dataframe(ins.replay_rows(rep), hide_index=True)
+    elif not rep.note:
+        st.caption("No merge applies: the piece stays as its symbols.")
+    st.caption("Rule: repeatedly merge the adjacent pair whose merged token has the lowest rank (the merge step "
+               "for a tokenizer trained here, the rank or merge number for the others); the last step is "
+               "exactly what the tokenizer's encode gives for this piece.")
+
+
+def _encoder_walks(tok, encoder, text: str, typed: str) -> None:
+    st.markdown("**The three encoders, step by step**")
     pieces = walks.walk_pieces(tok, text)
-    cols = st.columns(2)
-    picked = cols[0].selectbox("A word of the text", pieces or [""], key=K.WALK_PIECE,
-                               format_func=lambda p: spans.show_whitespace(p) or "(the text has no words)")
-    typed = cols[1].text_input("…or type a word", key=K.WALK_WORD, placeholder="e.g. lowest")
+    picked = st.selectbox("A word of the text", pieces or [""], key=K.WALK_PIECE, width=420,
+                          format_func=lambda p: spans.show_whitespace(p) or "(the text has no words)")
     words = walks.walk_pieces(tok, typed) if typed.strip() else [picked] if picked else []
     if not words:
         st.caption("Type some text above, or a word here.")
@@ -318,9 +440,11 @@ def _export_tab(tok, trace, label: str) -> None:
 
     st.subheader("Import tokenizer files")
     st.caption("A tokenizer.json (from this app or Hugging Face), a vocab.json together with its merges.txt, "
-               "or a WordPiece vocab.txt. Imported tokenizers can be inspected here and compared on the "
-               "Compare page.")
-    st.file_uploader("Tokenizer files", type=["json", "txt"], accept_multiple_files=True,
+               "a WordPiece vocab.txt, a tiktoken ranks file (.tiktoken) or a SentencePiece .model. Imported "
+               "tokenizers can be inspected here and compared on the Compare page; their files are kept on "
+               "this server so that reloading the page or opening its link brings them back.")
+    # any file type: a wrong one gets this page's message (what was expected), not the uploader's
+    st.file_uploader("Tokenizer files", accept_multiple_files=True,
                      key=K.IMPORT_FILES, max_upload_size=MAX_TOKENIZER_MB)
     st.button("Import", key=K.IMPORT, on_click=_import_files, icon=":material/upload:")
     imported = state.get_imported()
@@ -348,6 +472,7 @@ def _session_tab() -> None:
 
 # ---------------------------------------------------------------- the page
 
+_open_link(state.get_results())
 state.init_widget(K.TEXT, DEFAULT_TEXT)
 state.init_widget(K.PAIR, "")
 
@@ -391,3 +516,5 @@ with tabs[3]:
 with tabs[4]:
     if tabs[4].open:
         _session_tab()
+
+_write_link(text)

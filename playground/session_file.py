@@ -89,7 +89,10 @@ def _corpus_json(corpus: Optional[Corpus]) -> Optional[dict]:
 def _imported_json(imported: Mapping[str, Any]) -> list[dict]:
     out = []
     for name, tok in imported.items():
-        content = tokenizer_file_text(tok)   # only trained and HF files are ever imported
+        try:
+            content = tokenizer_file_text(tok)
+        except AttributeError:   # a .tiktoken or SentencePiece file: no tokenizer.json to write; its
+            continue             # upload stays kept on the server, in the Inspect page's link
         out.append({"name": name, "file": f"{name}.json", "content": content})
     return out
 

@@ -49,6 +49,7 @@ _RESULTS = "pg_results"
 _STEP = "pg_step"
 _NOTICE = "pg_notice"
 _IMPORTED = "pg_imported"
+_IMPORTED_FILES = "pg_imported_files"    # imported name -> the digest its files are kept under (Inspect's link)
 _STARTED = "pg_started"
 
 
@@ -228,6 +229,21 @@ def remove_imported(name: str, session: Optional[MutableMapping] = None) -> None
     imported = dict(_get(_IMPORTED, session))
     imported.pop(name, None)
     _ss(session)[_IMPORTED] = imported
+    kept = dict(_ss(session).get(_IMPORTED_FILES) or {})
+    if kept.pop(name, None) is not None:
+        _ss(session)[_IMPORTED_FILES] = kept
+
+
+def get_imported_files(session: Optional[MutableMapping] = None) -> dict[str, str]:
+    """imported name -> the sha256 its uploaded files are kept under on the server (those kept)."""
+    imported = _get(_IMPORTED, session)
+    return {n: d for n, d in (_ss(session).get(_IMPORTED_FILES) or {}).items() if n in imported}
+
+
+def set_imported_files(name: str, digest: str, session: Optional[MutableMapping] = None) -> None:
+    kept = dict(_ss(session).get(_IMPORTED_FILES) or {})
+    kept[name] = digest
+    _ss(session)[_IMPORTED_FILES] = kept
 
 
 def first_run(session: Optional[MutableMapping] = None) -> bool:
