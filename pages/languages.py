@@ -16,6 +16,8 @@ from playground.startup import through_app
 through_app()   # a deep link on a new server (or AppTest) may run this file without app.py
 
 MEAN = "(mean of the tokenizers shown)"
+# a few well-known vocabularies of different sizes and makers; the others are one click away
+DEFAULT_PRETRAINED = ("gpt2", "cl100k_base", "o200k_base", "llama3", "qwen2.5", "mistral-v1", "bert-base-uncased")
 
 st.title("Token tax")
 st.caption("The same text in many languages: the Universal Declaration of Human Rights, articles 1 to 3. "
@@ -30,7 +32,8 @@ if results is not None:
     available.update({f"trained:{m}": f"{MODEL_LABELS[m]} (trained)" for m in results.traces()})
 available.update({f"pretrained:{n}": compare.PRETRAINED_LABELS.get(n, n) for n in tokenizers.installed_pretrained()})
 available.update({f"imported:{n}": f"{n} (imported)" for n in imported})
-state.init_widget(K.TOKENIZERS, [k for k in available if not k.startswith("trained:")][:14])
+state.init_widget(K.TOKENIZERS, [k for k in (f"pretrained:{n}" for n in DEFAULT_PRETRAINED) if k in available]
+                  + [k for k in available if k.startswith("trained:")])
 
 missing = pretrained_unavailable()
 if missing:
@@ -69,6 +72,7 @@ else:
     sort_by = cols[0].selectbox("Sort languages by", [MEAN] + list(counts), key=K.SORT, persist_state=PERSIST,
                                 help="The dearest language first.")
     ordered = token_tax.sort_languages(frame, None if sort_by == MEAN else sort_by)
+    st.markdown("**Tokens for the same text, relative to English**")
     st.plotly_chart(charts.token_tax_chart(ordered, token_tax.tokenizer_columns(frame)), key=K.TAX_CHART)
     st.caption("Each cell: the language's token count over English's, for the same declaration. "
                "Hover for the full language name." + (f" Blank: {', '.join(refused)} cannot encode some "

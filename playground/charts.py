@@ -308,15 +308,18 @@ def merge_tree_dot(trace: Trace, token: str) -> str:
 
 # ---------------------------------------------------------------- the token tax (pages/languages.py)
 
-TAX_SCALE = [[0.0, "#FFF3E0"], [0.35, "#F4A261"], [0.7, "#C1121F"], [1.0, "#4A0D12"]]
+# mid-tones only: no near-white cell stands out as a white box on the dark theme (cheap: blue, dear: red)
+TAX_SCALE = [[0.0, LINE], [0.3, "#F4A261"], [0.7, WINNER], [1.0, "#6A040F"]]
 LANGUAGE_LABEL_WIDTH = 14    # columns of a language's name beside the heat map (the hover has it whole)
 TAX_ROW_PX = 24
+MAX_WRITTEN_COLUMNS = 8      # more tokenizers than this: cells too narrow at 1024 px to write the ratio in
 
 
 def token_tax_chart(frame, columns: list[str]) -> go.Figure:
     """Tokens per language relative to English (playground/token_tax.py's tax_table, rows in the
     order to draw, top first): a heat map, one column per tokenizer, the ratio written in each cell."""
-    z = [[None if v is None or v != v else float(v) for v in frame[c].astype(object)] for c in columns]
+    z = [[None if np.isnan(v) else float(v) for v in frame[c].to_numpy(dtype=float, na_value=np.nan)]
+         for c in columns]     # a refused text (missing) is a blank cell
     z = [list(row) for row in zip(*z)] if columns else []
     names = list(frame["language"])
     labels = [shorten(n, LANGUAGE_LABEL_WIDTH) for n in names]
@@ -324,11 +327,13 @@ def token_tax_chart(frame, columns: list[str]) -> go.Figure:
     fig = go.Figure(go.Heatmap(
         z=z, x=[shorten(c, 12) for c in columns], y=labels, customdata=[[n] * len(columns) for n in names],
         colorscale=TAX_SCALE, zmin=min(1.0, min((v for row in z for v in row if v is not None), default=1.0)),
-        zmax=max(top, 1.5), texttemplate="%{z:.1f}", textfont=dict(size=13), xgap=1, ygap=1,
+        zmax=max(top, 1.5), texttemplate="%{z:.1f}" if len(columns) <= MAX_WRITTEN_COLUMNS else None,
+        textfont=dict(size=13), xgap=1, ygap=1,
         colorbar=dict(title=dict(text="× English", side="right"), thickness=14, tickfont=dict(size=14)),
         hovertemplate="%{customdata}, %{x}: %{z:.2f}× the tokens of English<extra></extra>"))
-    return _frame(fig, height=TAX_ROW_PX * len(names) + 170, margin=dict(l=4, r=4, t=60, b=10),
-                  title=_title("Tokens for the same text, relative to English"),
+    # no figure title: the page's heading says what it is, and a title fought the tokenizers'
+    # slanted names above the columns for the same strip at 1024 pixels
+    return _frame(fig, height=TAX_ROW_PX * len(names) + 130, margin=dict(l=4, r=4, t=10, b=10),
                   xaxis=dict(side="top", tickangle=-40, tickfont=dict(size=14), automargin=True),
                   yaxis=dict(autorange="reversed", tickfont=dict(size=14), automargin=True))
 

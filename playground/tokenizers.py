@@ -10,7 +10,6 @@ encodes, for everyone). The Compare and Inspect pages get theirs here.
     session_vocabulary(tok)                          an imported tokenizer's table, in this session only
     encode_kept(choices, text)                       Compare's encodings, not redone for the same text
     pretrained_tax(name), trained_tax(...), trained_curve(...)   the Token tax page's counts, once per process
-    imported_keys(), restore_imported(keys)          imported files kept on the server (Inspect's link)
 
 Not here: the tokenizers themselves (core/), what the pages draw (compare.py, inspect.py, spans.py).
 """
