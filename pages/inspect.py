@@ -460,6 +460,10 @@ def _session_tab() -> None:
     st.caption("Everything in one JSON file: the corpus, the trainers' settings, the trained tokenizers "
                "with every merge step, the Merges page's steps and the imported tokenizers. "
                f"Now: {views.md_escape(session_file.summary(snapshot))}.")
+    left_out = session_file.unwritten(snapshot.imported)
+    if left_out:
+        st.caption(f"Not in the file: {views.md_escape(', '.join(left_out))} (a .tiktoken or SentencePiece file "
+                   "has no tokenizer.json to write); it comes back with this page's link, or import it again.")
     st.download_button("Save session", data=lambda s=snapshot: session_file.dump_session(s),
                        file_name=session_file.FILE_NAME, mime="application/json", key=K.SAVE_SESSION,
                        on_click="ignore", type="primary", icon=":material/save:")

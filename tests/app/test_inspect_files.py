@@ -14,7 +14,9 @@ from core.formats import MAX_FILE_BYTES
 from core.trainer import TrainConfig, train
 from core.corpus import count_words
 from core.encoders import TrainedTokenizer
-from playground import state
+from core import pretrained
+from playground import session_file as sf
+from playground import state, tokenizers
 from playground.inspect import export_files
 from tests.app.conftest import TIMEOUT, goto, new_app
 from tests.support import APP
@@ -149,3 +151,32 @@ def test_a_link_to_files_gone_or_forged_says_so_and_never_reads_a_path(tmp_path)
     notes = " ".join(messages(at, "info"))
     assert "not a digest" in notes and "no longer kept" in notes and "Ignored tab=" in notes
     assert state.get_imported(at.session_state) == {}
+
+
+def test_a_session_with_an_imported_ranks_file_still_saves_and_says_what_is_left_out():
+    at = inspect_files(new_app())
+    upload(at, _files(".tiktoken") + _files("tokenizer.json"))
+    goto(at, "pages/inspect.py", "Session")
+    assert any(c.startswith("Not in the file: ranks") for c in messages(at, "caption"))
+    saved = sf.parse_session(sf.dump_session(sf.current_session(at.session_state)))
+    assert list(saved.imported) == ["mine"]
+
+
+@pytest.fixture
+def without_llama(monkeypatch):
+    """The llama-models package missing: its two tokenizers are not installed."""
+    real = pretrained._package_dir
+    monkeypatch.setattr(pretrained, "_package_dir", lambda package: None if package == "llama_models" else real(package))
+    tokenizers.installed_pretrained.clear()
+    yield
+    tokenizers.installed_pretrained.clear()
+
+
+@pytest.mark.parametrize("page", ["pages/inspect.py", "pages/languages.py"])
+def test_a_missing_package_hides_its_tokenizers_with_how_to_install_it(without_llama, page):
+    at = goto(new_app(), page)
+    notes = [e.label for e in at.expander]
+    assert any(n.startswith("2 pretrained tokenizers are not installed") for n in notes), notes
+    assert any("pip install --no-deps llama-models" in m.value for m in at.markdown)
+    picker = at.selectbox(key="inspect_tokenizer") if "inspect" in page else at.multiselect(key="languages_tokenizers")
+    assert not any("llama" in str(o).lower() for o in picker.options)
