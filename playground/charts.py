@@ -12,6 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.trainer import MergeStep, Trace
+from playground import markup
 
 FONT = dict(size=18)
 WINNER, TIED, OTHER = "#C1121F", "#F4A261", "#8D99AE"
@@ -325,7 +326,10 @@ def token_tax_chart(frame, columns: list[str]) -> go.Figure:
     labels = [shorten(n, LANGUAGE_LABEL_WIDTH) for n in names]
     top = max((v for row in z for v in row if v is not None), default=1.0)
     fig = go.Figure(go.Heatmap(
-        z=z, x=[shorten(c, 12) for c in columns], y=labels, customdata=[[n] * len(columns) for n in names],
+        # Plotly reads <b>, <a href> and <br> in labels: an imported file's name is escaped (entities
+        # are drawn as the characters they stand for)
+        z=z, x=[markup.text(shorten(c, 12)) for c in columns], y=[markup.text(n) for n in labels],
+        customdata=[[markup.text(n)] * len(columns) for n in names],
         colorscale=TAX_SCALE, zmin=min(1.0, min((v for row in z for v in row if v is not None), default=1.0)),
         zmax=max(top, 1.5), texttemplate="%{z:.1f}" if len(columns) <= MAX_WRITTEN_COLUMNS else None,
         textfont=dict(size=13), xgap=1, ygap=1,

@@ -4,7 +4,6 @@ and loses nothing; the page's view and its uploaded files come back on reload (a
 opened at the address the first one left)."""
 from __future__ import annotations
 
-import base64
 import io
 
 import pytest
@@ -18,7 +17,7 @@ from core import pretrained
 from playground import session_file as sf
 from playground import state, tokenizers
 from playground.inspect import export_files
-from tests.app.conftest import TIMEOUT, goto, new_app
+from tests.app.conftest import TIMEOUT, goto, new_app, tiktoken_file
 from tests.support import APP
 
 CORPUS = "low lower lowest newer newest wider widest hello world " * 20
@@ -28,12 +27,6 @@ def _trained(model: str) -> TrainedTokenizer:
     config = TrainConfig(model=model, vocab_size=300 if model == "bbpe" else 80, unk_token=None if model == "bbpe"
                          else "[UNK]").resolved()
     return TrainedTokenizer.from_trace(train(count_words(CORPUS, config.pre_tokenizer, config.normalizer), config))
-
-
-def _tiktoken_file() -> bytes:
-    """256 single bytes, then a few merges (ranks after them): a valid ranks file."""
-    tokens = [bytes([b]) for b in range(256)] + [b"lo", b"low", b"es", b"est", b"lowest", b" l"]
-    return b"".join(base64.b64encode(t) + b" " + str(r).encode() + b"\n" for r, t in enumerate(tokens))
 
 
 def _sentencepiece_model() -> bytes:
@@ -54,7 +47,7 @@ def _files(kind: str) -> list[tuple[str, bytes, str]]:
     if kind == "vocab.txt":
         return [("vocab.txt", export_files(_trained("wordpiece"))["vocab.txt"].encode(), "text/plain")]
     if kind == ".tiktoken":
-        return [("ranks.tiktoken", _tiktoken_file(), "application/octet-stream")]
+        return [("ranks.tiktoken", tiktoken_file(), "application/octet-stream")]
     return [("sp.model", _sentencepiece_model(), "application/octet-stream")]
 
 

@@ -8,7 +8,7 @@ import json
 from core.pretrained import load_pretrained, pretrained_names
 from playground import state
 from playground import token_tax as tt
-from tests.app.conftest import goto, new_app, trained_app
+from tests.app.conftest import goto, new_app, tiktoken_file, trained_app
 
 
 def test_page_runs_with_every_pretrained_tokenizer_and_draws_the_chart():
@@ -85,3 +85,17 @@ def test_bytes_per_token_is_measured_by_direct_encode():
     assert frame["step"].iloc[-1] == len(trace.steps)
     assert frame["bytes_per_token"].iloc[-1] == len(text.encode()) / len(last.encode(text).ids)
     assert frame["bytes_per_token"].iloc[0] <= frame["bytes_per_token"].iloc[-1]
+
+
+def test_an_imported_tokenizer_joins_and_its_name_stays_text():
+    from core.formats import load_tokenizer_bytes
+    from tests.support import PAYLOADS
+    from playground import charts, markup
+    at = new_app()
+    name = PAYLOADS[0]
+    state.add_imported(name, load_tokenizer_bytes(tiktoken_file(), "ranks.tiktoken"), at.session_state)
+    at.session_state["languages_tokenizers"] = [f"imported:{name}"]
+    goto(at, "pages/languages.py")
+    heat = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    assert heat["x"] == [markup.text(charts.shorten(name, 12))] and "<img" not in json.dumps(heat)
+    assert name in at.dataframe[0].value.columns
