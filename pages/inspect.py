@@ -156,8 +156,10 @@ def _open_link(results) -> None:
 def _write_link(text: str) -> None:
     """Put this view in the address (a long text by the digest it is kept under on the server)."""
     ref = corpus_store.put_text(text) if len(text) > inspect_link.MAX_URL_TEXT else None
+    piece = state.widget_value(K.REPLAY_CHUNK)
+    piece = int(piece.split(":", 1)[0]) if isinstance(piece, str) and piece.split(":", 1)[0].isdigit() else 0
     params = inspect_link.link_params(state.widget_value(K.TOKENIZER), state.widget_value(K.TAB),
-                                      state.widget_value(K.WALK_WORD) or "", state.widget_value(K.REPLAY_CHUNK) or 0,
+                                      state.widget_value(K.WALK_WORD) or "", piece,
                                       text, DEFAULT_TEXT, list(state.get_imported_files().values()), ref)
     state.set_url_params(params)
     state.set_widget(K.URL_SEEN, tuple(sorted(state.url_params().items())))
@@ -295,15 +297,24 @@ def _replay_section(tok, text: str) -> None:
         st.caption("Type some text above, or a word here.")
         return
     st.markdown("**Merges replayed**")
-    if state.widget_value(K.REPLAY_CHUNK) not in range(len(chunks)):
-        state.set_widget(K.REPLAY_CHUNK, 0)
-    k = st.selectbox("Piece (pre-tokenized chunk)", range(len(chunks)), key=K.REPLAY_CHUNK,
-                     on_change=_chunk_changed, width=420,
-                     format_func=lambda i: f"{i}: {spans.show_whitespace(chunks[i].shown)}")
+    # the options are the pieces' labels, not their numbers: a new text with the same number of
+    # pieces is new options, never the old label left showing over a new piece
+    labels = [f"{i}: {spans.show_whitespace(c.shown)}" for i, c in enumerate(chunks)]
+    picked = state.widget_value(K.REPLAY_CHUNK)
+    if isinstance(picked, int):             # a link names the piece by its number
+        state.set_widget(K.REPLAY_CHUNK, labels[picked] if 0 <= picked < len(labels) else labels[0])
+    elif picked not in labels:
+        state.set_widget(K.REPLAY_CHUNK, labels[0])
+    label = st.selectbox("Piece (pre-tokenized chunk)", labels, key=K.REPLAY_CHUNK, on_change=_chunk_changed,
+                         width=420)
+    k = labels.index(label)
     rep = replay.replay_chunk(tok, chunks[k])
     n = len(rep.steps)
-    if not isinstance(state.widget_value(K.REPLAY_STEP), int) or not 0 <= state.widget_value(K.REPLAY_STEP) <= n:
+    shown = (tok.name, tok.vocab_size, chunks[k].shown)   # another piece (or tokenizer) opens at its last step
+    step_now = state.widget_value(K.REPLAY_STEP)
+    if state.widget_value(K.REPLAY_OF) != shown or not isinstance(step_now, int) or not 0 <= step_now <= n:
         state.set_widget(K.REPLAY_STEP, n)
+    state.set_widget(K.REPLAY_OF, shown)
     if n:
         at = st.slider("Step", 0, n, key=K.REPLAY_STEP, help="Scrub through the merges, lowest rank first "
                        "(0: the piece's initial symbols; the last: the tokenizer's own split).")

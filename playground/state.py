@@ -373,6 +373,7 @@ class InspectKeys:
     LOAD_SESSION = "inspect_load_session"
     REPLAY_CHUNK = "inspect_replay_chunk"
     REPLAY_STEP = "inspect_replay_step"
+    REPLAY_OF = "inspect_replay_of"      # not a widget: the piece whose replay the step belongs to
     # not a widget: (imported tokenizer, its vocabulary table), kept beside the tokenizer
     VOCABULARY_KEPT = "inspect_vocabulary_kept"
     # not a widget: the page's own URL parameters last read or written (sorted items), so a link is

@@ -136,6 +136,25 @@ def test_reload_restores_tokenizer_tab_word_and_uploaded_files():
     assert again.slider(key="inspect_replay_step").value >= 1     # the Walk tab is the one drawn
 
 
+def test_the_piece_follows_the_text_and_comes_back_from_the_link():
+    at = new_app()
+    at.session_state["inspect_tokenizer"] = "pretrained:gpt2"
+    goto(at, "pages/inspect.py", "Walk a word")
+    at.text_input(key="inspect_walk_word").input("lowest newest").run()
+    pieces = at.selectbox(key="inspect_replay_chunk")
+    assert pieces.value.startswith("0: ") and "lowest" in pieces.value
+    pieces.set_value(pieces.options[1]).run()
+    assert at.query_params["chunk"] == "1"
+    at.text_input(key="inspect_walk_word").input("widest").run()     # one piece now: the first, shown as itself
+    assert at.selectbox(key="inspect_replay_chunk").value == "0: widest"
+    again = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    again.query_params.update({"tokenizer": "pretrained:gpt2", "tab": "walk", "word": "lowest newest", "chunk": "1"})
+    again.switch_page("pages/inspect.py").run()
+    assert not again.exception, again.exception
+    assert again.selectbox(key="inspect_replay_chunk").value.startswith("1: ")
+    assert "newest" in again.selectbox(key="inspect_replay_chunk").value
+
+
 def test_a_link_to_files_gone_or_forged_says_so_and_never_reads_a_path(tmp_path):
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.query_params.update({"files": "../../etc/passwd," + "0" * 64, "tab": "nowhere"})
