@@ -335,10 +335,13 @@ def _replay_section(tok, text: str) -> None:
 
 def _encoder_walks(tok, encoder, text: str, typed: str) -> None:
     st.markdown("**The three encoders, step by step**")
-    pieces = walks.walk_pieces(tok, text)
-    picked = st.selectbox("A word of the text", pieces or [""], key=K.WALK_PIECE, width=420,
-                          format_func=lambda p: spans.show_whitespace(p) or "(the text has no words)")
-    words = walks.walk_pieces(tok, typed) if typed.strip() else [picked] if picked else []
+    if typed.strip():    # the typed word is walked: no picker showing another word beside it
+        words = walks.walk_pieces(tok, typed)
+    else:
+        pieces = walks.walk_pieces(tok, text)
+        picked = st.selectbox("A word of the text", pieces or [""], key=K.WALK_PIECE, width=420,
+                              format_func=lambda p: spans.show_whitespace(p) or "(the text has no words)")
+        words = [picked] if picked else []
     if not words:
         st.caption("Type some text above, or a word here.")
         return
