@@ -90,8 +90,19 @@ def test_each_format_imports_joins_compare_and_walks(kind):
         steps = at.slider(key="inspect_replay_step")
         steps.set_value(1).run()
         assert any(c.startswith(("Step 1: merge", "Step 1: the whole")) for c in messages(at, "caption"))
+    for tab in ("Pipeline", "Vocabulary"):     # every view of the page takes it
+        goto(at, "pages/inspect.py", tab)
+    assert any(f"{len(tok_vocab(at)):,} tokens" in c for c in messages(at, "caption"))
     goto(at, "pages/compare.py")
     assert f"{names[0]} (imported)" in at.multiselect(key="compare_tokenizers").options
+    at.multiselect(key="compare_tokenizers").set_value([f"imported:{names[0]}"]).run()
+    assert not at.exception, at.exception
+    assert any(f'data-tokenizer="imported:{names[0]}"' in h.proto.body for h in at.get("html"))
+
+
+def tok_vocab(at: AppTest) -> list:
+    (tok,) = state.get_imported(at.session_state).values()
+    return [i for i in range(tok.vocab_size)]
 
 
 BAD = [
