@@ -32,8 +32,32 @@ if results is not None:
     available.update({f"trained:{m}": f"{MODEL_LABELS[m]} (trained)" for m in results.traces()})
 available.update({f"pretrained:{n}": compare.PRETRAINED_LABELS.get(n, n) for n in tokenizers.installed_pretrained()})
 available.update({f"imported:{n}": f"{n} (imported)" for n in imported})
-state.init_widget(K.TOKENIZERS, [k for k in (f"pretrained:{n}" for n in DEFAULT_PRETRAINED) if k in available]
-                  + [k for k in available if k.startswith("trained:")])
+default = [k for k in (f"pretrained:{n}" for n in DEFAULT_PRETRAINED) if k in available] + \
+    [k for k in available if k.startswith("trained:")]
+
+
+def open_link() -> None:
+    """Apply the address's parameters once (when they differ from what this page last wrote)."""
+    params = state.url_params()
+    seen = tuple(sorted(params.items()))
+    if not params or seen == state.widget_value(K.URL_SEEN):
+        return
+    state.set_widget(K.URL_SEEN, seen)
+    link, msgs = token_tax.parse_link(params, list(available), [lang.code for lang in langs])
+    unknown = [n for n in params if n not in token_tax.URL_KEYS]
+    if unknown:
+        msgs.append(f"Ignored {', '.join(unknown[:5])}: this page reads {', '.join(token_tax.URL_KEYS)}.")
+    for key, name in ((K.TOKENIZERS, "tokenizers"), (K.SORT, "sort"), (K.HELD_OUT, "held")):
+        if name in link:
+            state.set_widget(key, link[name])
+    if "view" in link:
+        state.set_widget(K.TABLE_VIEW, "token counts")
+    if msgs:
+        st.info(views.md_escape(" ".join(msgs)), icon=":material/link_off:")
+
+
+open_link()
+state.init_widget(K.TOKENIZERS, default)
 
 missing = pretrained_unavailable()
 if missing:
@@ -47,10 +71,12 @@ chosen = st.multiselect("Tokenizers", list(available), key=K.TOKENIZERS, format_
 chosen = [k for k in chosen if k in available]
 
 counts: dict[str, dict] = {}
+label_of: dict[str, str] = {}
 refused: list[str] = []
 for key in chosen:
     kind, name = key.split(":", 1)
     label = available[key].removesuffix(" (trained)").removesuffix(" (imported)")
+    label_of[key] = label
     if kind == "pretrained":
         try:
             counts[label] = tokenizers.pretrained_tax(name)
@@ -69,9 +95,12 @@ if not counts:
 else:
     frame = token_tax.tax_table(counts, langs)
     cols = st.columns([2, 3])
-    sort_by = cols[0].selectbox("Sort languages by", [MEAN] + list(counts), key=K.SORT, persist_state=PERSIST,
-                                help="The dearest language first.")
-    ordered = token_tax.sort_languages(frame, None if sort_by == MEAN else sort_by)
+    shown = [k for k in chosen if label_of.get(k) in counts]
+    if state.widget_value(K.SORT) not in [MEAN] + shown:
+        state.set_widget(K.SORT, MEAN)
+    sort_by = cols[0].selectbox("Sort languages by", [MEAN] + shown, key=K.SORT, persist_state=PERSIST,
+                                format_func=lambda k: label_of.get(k, k), help="The dearest language first.")
+    ordered = token_tax.sort_languages(frame, label_of.get(sort_by))
     st.markdown("**Tokens for the same text, relative to English**")
     st.plotly_chart(charts.token_tax_chart(ordered, token_tax.tokenizer_columns(frame)), key=K.TAX_CHART)
     st.caption("Each cell: the language's token count over English's, for the same declaration. "
@@ -102,3 +131,9 @@ else:
     st.caption(f"Each tokenizer measured at {token_tax.CURVE_POINTS} points along its merges (from its alphabet "
                f"to its final vocabulary), on the {views.md_escape(names[held])} declaration "
                f"({len(text.encode('utf-8')):,} bytes). Trained on {views.md_escape(results.corpus_name)}.")
+
+# this view in the address: F5 or a copied link reopens it
+state.set_url_params(token_tax.link_params(
+    chosen, default, None if state.widget_value(K.SORT) in (None, MEAN) else state.widget_value(K.SORT),
+    state.widget_value(K.HELD_OUT), state.widget_value(K.TABLE_VIEW) == "token counts"))
+state.set_widget(K.URL_SEEN, tuple(sorted(state.url_params().items())))

@@ -404,6 +404,7 @@ class LanguagesKeys:
     HELD_OUT = "languages_held_out"
     TAX_CHART = "languages_tax_chart"
     CURVE_CHART = "languages_curve_chart"
+    URL_SEEN = "languages_url_seen"      # not a widget: the page's URL parameters last read or written
 
 
 # -- widget values

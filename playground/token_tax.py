@@ -8,6 +8,7 @@ tokenizer, and what each language pays in tokens relative to English.
     counts_table(counts, langs)         -> the same with the token counts themselves
     bytes_per_token(trace, text, ...)   -> a trained tokenizer's bytes per token on held-out text at
                                            vocabulary sizes along its merges
+    parse_link(params, offered, codes) / link_params(...)   the page's address: ?tokenizers=&sort=&held=&view=
 
 No Streamlit here: the page caches (pages/languages.py) and charts.py draws.
 """
@@ -126,3 +127,53 @@ def bytes_per_token(trace: Trace, text: str, points: int = CURVE_POINTS) -> pd.D
         rows.append({"step": step, "vocabulary": tok.vocab_size, "tokens": n,
                      "bytes_per_token": data / n if n else None})
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- the page's link (F5, a copied address)
+
+URL_KEYS = ("tokenizers", "sort", "held", "view")
+MAX_LINK_TOKENIZERS = 32
+
+
+def parse_link(params: Mapping[str, str], offered: Sequence[str], codes: Sequence[str]) -> tuple[dict, list[str]]:
+    """What the address asks for ({"tokenizers": [...], "sort": key, "held": code, "view": "counts"}),
+    and one line per value ignored (never raises; nothing from it is a path)."""
+    out: dict = {}
+    msgs: list[str] = []
+    if "tokenizers" in params:
+        wanted = [k.strip() for k in str(params["tokenizers"]).split(",") if k.strip()]
+        gone = [k for k in wanted if k not in offered]
+        out["tokenizers"] = [k for k in dict.fromkeys(wanted) if k in offered][:MAX_LINK_TOKENIZERS]
+        if gone:
+            msgs.append(f"Not on offer here, left out: {', '.join(repr(k[:40]) for k in gone[:5])}.")
+    if "sort" in params:
+        if params["sort"] in offered:
+            out["sort"] = params["sort"]
+        else:
+            msgs.append(f"Ignored sort={str(params['sort'])[:40]!r}: not one of the tokenizers shown.")
+    if "held" in params:
+        if params["held"] in codes:
+            out["held"] = params["held"]
+        else:
+            msgs.append(f"Ignored held={str(params['held'])[:40]!r}: not a language of the declaration.")
+    if "view" in params:
+        if params["view"] == "counts":
+            out["view"] = "counts"
+        else:
+            msgs.append(f"Ignored view={str(params['view'])[:40]!r}: use counts.")
+    return out, msgs
+
+
+def link_params(tokenizers: Sequence[str], default: Sequence[str], sort: Optional[str], held: Optional[str],
+                counts: bool) -> dict[str, str]:
+    """The parameters that reopen this view (defaults left out)."""
+    out: dict[str, str] = {}
+    if list(tokenizers) != list(default):
+        out["tokenizers"] = ",".join(tokenizers)
+    if sort:
+        out["sort"] = sort
+    if held and held != BASELINE:
+        out["held"] = held
+    if counts:
+        out["view"] = "counts"
+    return out

@@ -8,7 +8,10 @@ import json
 from core.pretrained import load_pretrained, pretrained_names
 from playground import state
 from playground import token_tax as tt
-from tests.app.conftest import goto, new_app, tiktoken_file, trained_app
+from streamlit.testing.v1 import AppTest
+
+from tests.app.conftest import TIMEOUT, goto, new_app, tiktoken_file, trained_app
+from tests.support import APP
 
 
 def test_page_runs_with_every_pretrained_tokenizer_and_draws_the_chart():
@@ -99,3 +102,24 @@ def test_an_imported_tokenizer_joins_and_its_name_stays_text():
     heat = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
     assert heat["x"] == [markup.text(charts.shorten(name, 12))] and "<img" not in json.dumps(heat)
     assert name in at.dataframe[0].value.columns
+
+
+def test_the_view_is_in_the_address_and_reopens_on_reload():
+    at = goto(new_app(), "pages/languages.py")
+    chosen = ["pretrained:gpt2", "pretrained:o200k_base"]
+    at.multiselect(key="languages_tokenizers").set_value(chosen).run()
+    at.selectbox(key="languages_sort").set_value("pretrained:o200k_base").run()
+    at.radio(key="languages_table_view").set_value("token counts").run()
+    address = dict(at.query_params)
+    assert address == {"tokenizers": ",".join(chosen), "sort": "pretrained:o200k_base", "view": "counts"}
+    again = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    again.query_params.update({**address, "held": "nowhere"})
+    again.switch_page("pages/languages.py").run()
+    assert not again.exception, again.exception
+    assert again.multiselect(key="languages_tokenizers").value == chosen
+    assert again.selectbox(key="languages_sort").value == "pretrained:o200k_base"
+    assert again.radio(key="languages_table_view").value == "token counts"
+    assert any("Ignored held=" in i.value.replace("\\", "") for i in again.info)
+    frame = again.dataframe[0].value
+    o200k = [v for v in frame[frame.columns[-1]]]
+    assert o200k == sorted(o200k, reverse=True)
