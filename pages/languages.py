@@ -128,6 +128,11 @@ else:
     text = next(lang.text for lang in langs if lang.code == held)
     curves = {MODEL_LABELS[m]: tokenizers.trained_curve(results, trace, text) for m, trace in results.traces().items()}
     st.plotly_chart(charts.bytes_per_token_chart(curves), key=K.CURVE_CHART)
+    partial = {label: frame["coverage"].iloc[-1] for label, frame in curves.items() if frame["coverage"].iloc[-1] < 1}
+    if partial:
+        st.caption("Without an unknown token a vocabulary refuses what it never saw: "
+                   + "; ".join(f"{views.md_escape(label)} is measured on the {share:.0%} of the text it can encode"
+                               for label, share in partial.items()) + ".")
     st.caption(f"Each tokenizer measured at {token_tax.CURVE_POINTS} points along its merges (from its alphabet "
                f"to its final vocabulary), on the {views.md_escape(names[held])} declaration "
                f"({len(text.encode('utf-8')):,} bytes). Trained on {views.md_escape(results.corpus_name)}.")

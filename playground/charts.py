@@ -350,8 +350,10 @@ def bytes_per_token_chart(curves: dict) -> go.Figure:
     for k, (label, frame) in enumerate(curves.items()):
         fig.add_trace(go.Scatter(x=frame["vocabulary"].tolist(), y=frame["bytes_per_token"].tolist(), mode="lines+markers", name=label,
                                  line=dict(color=palette[k % len(palette)], width=3), marker=dict(size=8),
+                                 customdata=frame["coverage"].tolist(),
                                  hovertemplate=f"{label}: %{{x:,}} tokens in the vocabulary, "
-                                               "%{y:.2f} bytes per token<extra></extra>"))
+                                               "%{y:.2f} bytes per token (on %{customdata:.0%} of the text)"
+                                               "<extra></extra>"))
     return _frame(fig, height=360, margin=dict(l=4, r=10, t=60, b=10),
                   title=_title("Bytes per token on held-out text"),
                   legend=dict(orientation="h", y=-0.25, x=0, font=dict(size=15)),

@@ -114,19 +114,34 @@ def curve_steps(total: int, points: int = CURVE_POINTS) -> list[int]:
 
 def bytes_per_token(trace: Trace, text: str, points: int = CURVE_POINTS) -> pd.DataFrame:
     """A trained tokenizer's bytes per token on `text` (held out: not its corpus) at vocabulary
-    sizes along its merges: columns step, vocabulary, tokens, bytes_per_token (missing where the
-    vocabulary cannot encode the text)."""
-    data = len(text.encode("utf-8"))
+    sizes along its merges: columns step, vocabulary, tokens, bytes_per_token, coverage (the share
+    of the text's bytes measured: a vocabulary without an unknown token is measured on the pieces
+    it can encode)."""
     rows = []
     for step in curve_steps(len(trace.steps), points):
         tok = TrainedTokenizer.from_trace(trace, upto=step)
-        try:
-            n = len(tok.encode(text).ids)
-        except PlaygroundError:
-            n = None
+        covered, n = _covered(tok, text)
         rows.append({"step": step, "vocabulary": tok.vocab_size, "tokens": n,
-                     "bytes_per_token": data / n if n else None})
+                     "bytes_per_token": covered / n if n else None,
+                     "coverage": covered / max(len(text.encode("utf-8")), 1)})
     return pd.DataFrame(rows)
+
+
+def _covered(tok, text: str) -> tuple[int, int]:
+    """(bytes encoded, tokens): the whole text, or, when the vocabulary refuses it (no unknown
+    token and a character it never saw), the pieces it can encode, one by one."""
+    try:
+        return len(text.encode("utf-8")), len(tok.encode(text).ids)
+    except PlaygroundError:
+        pass
+    data = n = 0
+    for chunk in tok.front(text).chunks:
+        try:
+            k = len(tok.encode(chunk.plain).ids)
+        except PlaygroundError:
+            continue
+        data, n = data + len(chunk.plain.encode("utf-8")), n + k
+    return data, n
 
 
 # ---------------------------------------------------------------- the page's link (F5, a copied address)

@@ -123,3 +123,22 @@ def test_the_view_is_in_the_address_and_reopens_on_reload():
     frame = again.dataframe[0].value
     o200k = [v for v in frame[frame.columns[-1]]]
     assert o200k == sorted(o200k, reverse=True)
+
+
+def test_a_vocabulary_without_an_unknown_token_is_measured_on_what_it_covers():
+    at = trained_app()
+    trace = state.get_results(at.session_state).trace("bpe")     # seed 000: characters of a few words
+    text = tt.languages()[0].text
+    frame = tt.bytes_per_token(trace, text, points=2)
+    from core.encoders import TrainedTokenizer
+    tok = TrainedTokenizer.from_trace(trace)
+    covered = tokens = 0
+    for chunk in tok.front(text).chunks:
+        try:
+            tokens += len(tok.encode(chunk.plain).ids)
+            covered += len(chunk.plain.encode())
+        except Exception:   # noqa: BLE001 - a piece with a character the vocabulary never saw
+            continue
+    last = frame.iloc[-1]
+    assert 0 < last["coverage"] < 1 and last["coverage"] == covered / len(text.encode())
+    assert last["bytes_per_token"] == covered / tokens

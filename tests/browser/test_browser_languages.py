@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from core.pretrained import load_pretrained
 from playground import charts, token_tax
-from tests.browser.conftest import WAIT, idle, main, rerun, snap
+from tests.browser.conftest import WAIT, go_to, idle, main, rerun, snap
 from tests.browser.look_tour import THEMES, WIDTHS, open_context
 
 pytestmark = pytest.mark.browser
@@ -57,5 +57,27 @@ def test_token_tax_chart_and_inspect_replay(browser, app_url, screenshot_dir, wi
         expect(page.get_by_text("Step 1: merge").first).to_be_visible()
         expect(page.locator(".tp-piece.tp-new")).to_have_count(1)
         snap(page, screenshot_dir / f"replay-{width}-{theme}.png", whole=False)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_bytes_per_token_against_vocabulary_after_training(browser, app_url, screenshot_dir, theme):
+    """English prose trained through a Merges link, then the Token tax page in the same session:
+    one curve per trained tokenizer, inside the page at 1024 pixels."""
+    context, page = open_context(browser, 1024, theme)
+    try:
+        page.goto(f"{app_url}/merges?preset=english&tokenizer=bbpe&step=1", timeout=WAIT)
+        expect(page.locator(".mg-sentence").first).to_contain_text("Step 1 of", timeout=WAIT)
+        idle(page)
+        go_to(page, "Token tax")
+        chart = page.locator("[data-testid=stPlotlyChart]").filter(has_text="Bytes per token on held-out text")
+        expect(chart).to_have_count(1, timeout=WAIT)
+        idle(page)
+        expect(chart.locator(".scatterlayer .trace")).to_have_count(3)
+        box, column = chart.bounding_box(), main(page).bounding_box()
+        assert box["x"] + box["width"] <= column["x"] + column["width"] + 1
+        chart.scroll_into_view_if_needed()
+        chart.screenshot(path=screenshot_dir / f"tokentax-curve-1024-{theme}.png")
     finally:
         context.close()
