@@ -18,7 +18,7 @@ import streamlit as st
 from core import replay, walks
 from core.encoders import ENCODERS
 from core.errors import PlaygroundError
-from core.formats import FORMATS
+from core.formats import FORMATS, tokenizer_file_text
 from core.pretrained import pretrained_unavailable
 from core.trace_io import trace_csv, trace_report
 from playground import charts, compare, corpus_store, inspect_link, session_file, spans, state, tokenizers, views
@@ -97,6 +97,10 @@ def _load_session() -> None:
         return
     state.set_notice("success", f"Loaded the session: {views.md_escape(session_file.summary(loaded))}.")
     state.set_widget(K.TOKENIZER, None)   # the default again: a trained one when there is one
+    for name, tok in loaded.imported.items():   # kept on the server too, like an upload: F5 keeps them
+        digest = inspect_link.put_files([(f"{name}.json", tokenizer_file_text(tok).encode("utf-8"))])
+        if digest:
+            state.set_imported_files(name, digest)
 
 
 # ---------------------------------------------------------------- the link (F5, a copied address)

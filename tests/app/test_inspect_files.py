@@ -203,3 +203,20 @@ def test_a_missing_package_hides_its_tokenizers_with_how_to_install_it(without_l
     assert any("pip install --no-deps llama-models" in m.value for m in at.markdown)
     picker = at.selectbox(key="inspect_tokenizer") if "inspect" in page else at.multiselect(key="languages_tokenizers")
     assert not any("llama" in str(o).lower() for o in picker.options)
+
+
+def test_tokenizers_from_a_loaded_session_come_back_on_reload_too():
+    at = inspect_files(new_app())
+    upload(at, _files("tokenizer.json"))
+    raw = sf.dump_session(sf.current_session(at.session_state))
+    fresh = goto(new_app(), "pages/inspect.py", "Session")
+    fresh.file_uploader(key="inspect_session_file").set_value(("playground-session.json", raw, "application/json"))
+    fresh.button(key="inspect_load_session").click().run()
+    assert not fresh.exception, fresh.exception
+    assert list(state.get_imported_files(fresh.session_state)) == ["mine"]
+    address = dict(fresh.query_params)
+    again = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    again.query_params.update(address)
+    again.switch_page("pages/inspect.py").run()
+    assert not again.exception, again.exception
+    assert list(state.get_imported(again.session_state)) == ["mine"]
