@@ -72,6 +72,7 @@ chosen = [k for k in chosen if k in available]
 
 counts: dict[str, dict] = {}
 label_of: dict[str, str] = {}
+unknowns: dict[str, list[str]] = {}    # label -> languages mostly spelled as its unknown token
 refused: list[str] = []
 for key in chosen:
     kind, name = key.split(":", 1)
@@ -89,6 +90,13 @@ for key in chosen:
         counts[label] = token_tax.token_counts(imported[name], langs)
     if any(v is None for v in counts[label].values()):
         refused.append(label)
+    if kind == "pretrained":
+        lost = tokenizers.pretrained_unknown_languages(name)
+    else:
+        tok = tokenizers.trained(results, results.trace(name)) if kind == "trained" else imported[name]
+        lost = token_tax.unknown_languages(tok, langs)
+    if lost:
+        unknowns[label] = lost
 
 if not counts:
     st.info("Pick at least one tokenizer above.")
@@ -107,6 +115,10 @@ else:
                "Hover for the full language name." + (f" Blank: {', '.join(refused)} cannot encode some "
                                                        "scripts (no unknown token)." if refused else ""))
 
+    for label, lost in unknowns.items():
+        st.caption(f"{views.md_escape(label)} spells much of {len(lost)} language{'s' if len(lost) > 1 else ''} "
+                   f"as its unknown token ({views.md_escape('; '.join(lost))}): "
+                   "a low count there is text lost, not text saved.")
     st.subheader("Table")
     view = st.radio("Show", ["relative to English", "token counts"], key=K.TABLE_VIEW, horizontal=True,
                     persist_state=PERSIST)

@@ -66,6 +66,28 @@ def token_counts(tok, langs: Sequence[Language]) -> dict[str, Optional[int]]:
     return out
 
 
+UNKNOWN_SPELLINGS = ("[UNK]", "<unk>", "<|unk|>")
+UNKNOWN_SHARE = 0.05       # a language this much of whose tokens are unknown is flagged
+
+
+def unknown_languages(tok, langs: Sequence[Language]) -> list[str]:
+    """Names of the languages whose text comes out as the unknown token for more than
+    UNKNOWN_SHARE of its tokens: a low count there is text lost, not text compressed (BERT's
+    WordPiece on Burmese)."""
+    unknown = {i for i in (tok.token_to_id(s) for s in UNKNOWN_SPELLINGS) if i is not None}
+    if not unknown:
+        return []
+    out = []
+    for lang in langs:
+        try:
+            ids = tok.encode(lang.text).ids
+        except PlaygroundError:
+            continue
+        if ids and sum(i in unknown for i in ids) / len(ids) > UNKNOWN_SHARE:
+            out.append(lang.name)
+    return out
+
+
 def _base(langs: Sequence[Language]) -> pd.DataFrame:
     return pd.DataFrame({"language": [lang.name for lang in langs], "code": [lang.code for lang in langs],
                          "characters": [len(lang.text) for lang in langs],

@@ -128,3 +128,10 @@ def _trained_curve(results_key: str, settings: tuple, text: str, _trace):
 
 def trained_curve(results: Results, trace, text: str):
     return _trained_curve(results.cache_key, settings_key(trace.config), text, trace)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def pretrained_unknown_languages(name: str) -> list:
+    """The UDHR languages a pretrained vocabulary mostly cannot spell (its unknown token)."""
+    from playground import token_tax
+    return token_tax.unknown_languages(pretrained(name), token_tax.languages())

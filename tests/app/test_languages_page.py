@@ -142,3 +142,15 @@ def test_a_vocabulary_without_an_unknown_token_is_measured_on_what_it_covers():
     last = frame.iloc[-1]
     assert 0 < last["coverage"] < 1 and last["coverage"] == covered / len(text.encode())
     assert last["bytes_per_token"] == covered / tokens
+
+
+def test_a_language_spelled_mostly_as_unknown_tokens_is_flagged():
+    at = goto(new_app(), "pages/languages.py")
+    at.multiselect(key="languages_tokenizers").set_value(["pretrained:bert-base-uncased", "pretrained:gpt2"]).run()
+    notes = [c.value.replace("\\", "") for c in at.caption if "unknown token" in c.value]
+    assert len(notes) == 1 and notes[0].startswith("BERT base uncased") and "Burmese" in notes[0]
+    bert = load_pretrained("bert-base-uncased")
+    burmese = next(lang for lang in tt.languages() if lang.code == "mya")
+    ids = bert.encode(burmese.text).ids
+    assert sum(i == bert.token_to_id("[UNK]") for i in ids) / len(ids) > tt.UNKNOWN_SHARE
+    assert tt.unknown_languages(load_pretrained("gpt2"), tt.languages()) == []   # byte-level: nothing lost
