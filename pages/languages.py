@@ -58,6 +58,9 @@ def open_link() -> None:
 
 open_link()
 state.init_widget(K.TOKENIZERS, default)
+# a tokenizer chosen earlier may be gone (an import removed, a new corpus trained): never an option
+# the widget does not have
+state.set_widget(K.TOKENIZERS, [k for k in state.widget_value(K.TOKENIZERS) or [] if k in available])
 
 missing = pretrained_unavailable()
 if missing:

@@ -154,3 +154,17 @@ def test_a_language_spelled_mostly_as_unknown_tokens_is_flagged():
     ids = bert.encode(burmese.text).ids
     assert sum(i == bert.token_to_id("[UNK]") for i in ids) / len(ids) > tt.UNKNOWN_SHARE
     assert tt.unknown_languages(load_pretrained("gpt2"), tt.languages()) == []   # byte-level: nothing lost
+
+
+def test_a_removed_import_leaves_the_choice_without_breaking_the_page():
+    from core.formats import load_tokenizer_bytes
+    at = new_app()
+    state.add_imported("mine", load_tokenizer_bytes(tiktoken_file(), "mine.tiktoken"), at.session_state)
+    at.session_state["languages_tokenizers"] = ["imported:mine", "pretrained:gpt2"]
+    goto(at, "pages/languages.py")
+    assert "mine" in at.dataframe[0].value.columns
+    state.remove_imported("mine", at.session_state)
+    goto(at, "pages/inspect.py")
+    goto(at, "pages/languages.py")
+    assert at.multiselect(key="languages_tokenizers").value == ["pretrained:gpt2"]
+    assert "mine" not in at.dataframe[0].value.columns
