@@ -105,12 +105,11 @@ if not counts:
     st.info("Pick at least one tokenizer above.")
 else:
     frame = token_tax.tax_table(counts, langs)
-    cols = st.columns([2, 3])
     shown = [k for k in chosen if label_of.get(k) in counts]
     if state.widget_value(K.SORT) not in [MEAN] + shown:
         state.set_widget(K.SORT, MEAN)
-    sort_by = cols[0].selectbox("Sort languages by", [MEAN] + shown, key=K.SORT, persist_state=PERSIST,
-                                format_func=lambda k: label_of.get(k, k), help="The dearest language first.")
+    sort_by = st.selectbox("Sort languages by", [MEAN] + shown, key=K.SORT, persist_state=PERSIST, width=360,
+                           format_func=lambda k: label_of.get(k, k), help="The dearest language first.")
     ordered = token_tax.sort_languages(frame, label_of.get(sort_by))
     st.markdown("**Tokens for the same text, relative to English**")
     st.plotly_chart(charts.token_tax_chart(ordered, token_tax.tokenizer_columns(frame)), key=K.TAX_CHART)
