@@ -116,9 +116,9 @@ def _open_link(results) -> None:
     state.set_widget(K.URL_SEEN, seen)
     link, msgs = inspect_link.parse_link(params)
     unknown = [n for n in params if n not in inspect_link.URL_KEYS]
-    if unknown:
-        msgs.append(f"Ignored the link parameter{'s' if len(unknown) > 1 else ''} {', '.join(unknown[:5])}: "
-                    f"the Inspect page reads {', '.join(inspect_link.URL_KEYS)}.")
+    if unknown:   # as the Compare page says it
+        st.toast(inspect_link.ignored_params_message(unknown, "Inspect", inspect_link.URL_KEYS),
+                 icon=":material/link_off:")
     kept = set(state.get_imported_files().values())
     for digest in link.files:
         if digest in kept:
@@ -162,7 +162,9 @@ def _write_link(text: str) -> None:
     ref = corpus_store.put_text(text) if len(text) > inspect_link.MAX_URL_TEXT else None
     piece = state.widget_value(K.REPLAY_CHUNK)
     piece = int(piece.split(":", 1)[0]) if isinstance(piece, str) and piece.split(":", 1)[0].isdigit() else 0
-    params = inspect_link.link_params(state.widget_value(K.TOKENIZER), state.widget_value(K.TAB),
+    chosen = state.widget_value(K.TOKENIZER)
+    params = inspect_link.link_params(None if chosen == _default_choice(_choices(state.get_results())) else chosen,
+                                      state.widget_value(K.TAB),
                                       state.widget_value(K.WALK_WORD) or "", piece,
                                       text, DEFAULT_TEXT, list(state.get_imported_files().values()), ref)
     state.set_url_params(params)
@@ -180,6 +182,11 @@ def _choices(results) -> dict[str, str]:
     return out
 
 
+def _default_choice(choices) -> str:
+    return "trained:bbpe" if "trained:bbpe" in choices else \
+        "pretrained:bert-base-uncased" if "pretrained:bert-base-uncased" in choices else next(iter(choices), "")
+
+
 def _pick_tokenizer(results):
     """Draw the tokenizer controls; returns (tokenizer, trace or None, step or None, encoder, label)."""
     choices = _choices(results)
@@ -191,8 +198,7 @@ def _pick_tokenizer(results):
                 st.markdown(f"- **{views.md_escape(name)}**: `{command}`")
     if not choices:
         return None, None, None, None, ""
-    default = "trained:bbpe" if "trained:bbpe" in choices else \
-        "pretrained:bert-base-uncased" if "pretrained:bert-base-uncased" in choices else next(iter(choices))
+    default = _default_choice(choices)
     if state.widget_value(K.TOKENIZER) not in choices:
         state.set_widget(K.TOKENIZER, default)
     # a wrapping row (not columns): on a narrow projector the controls keep their labels whole

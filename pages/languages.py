@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.pretrained import pretrained_unavailable
-from playground import charts, compare, state, token_tax, tokenizers, views
+from playground import charts, compare, inspect_link, state, token_tax, tokenizers, views
 from playground.state import MODEL_LABELS, PERSIST, LanguagesKeys as K
 from playground.startup import through_app
 
@@ -45,8 +45,9 @@ def open_link() -> None:
     state.set_widget(K.URL_SEEN, seen)
     link, msgs = token_tax.parse_link(params, list(available), [lang.code for lang in langs])
     unknown = [n for n in params if n not in token_tax.URL_KEYS]
-    if unknown:
-        msgs.append(f"Ignored {', '.join(unknown[:5])}: this page reads {', '.join(token_tax.URL_KEYS)}.")
+    if unknown:   # as the Compare and Inspect pages say it
+        st.toast(inspect_link.ignored_params_message(unknown, "Token tax", token_tax.URL_KEYS),
+                 icon=":material/link_off:")
     for key, name in ((K.TOKENIZERS, "tokenizers"), (K.SORT, "sort"), (K.HELD_OUT, "held")):
         if name in link:
             state.set_widget(key, link[name])

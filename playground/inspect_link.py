@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
 from playground import corpus_store
+from playground.views import md_escape
 
 URL_KEYS = ("tokenizer", "tab", "word", "chunk", "text", "text_ref", "files")
 TAB_SLUGS = {"pipeline": "Pipeline", "walk": "Walk a word", "vocabulary": "Vocabulary",
@@ -107,6 +108,16 @@ def link_params(tokenizer: Optional[str], tab: Optional[str], word: str, chunk: 
     if files:
         out["files"] = ",".join(files)
     return out
+
+
+def ignored_params_message(names: Sequence[str], page: str, reads: Sequence[str], shown: int = 5,
+                           length: int = 30) -> str:
+    """Parameters a page does not read (Markdown, escaped), as the Compare page says it:
+    ignored_params_message(["step"], "Inspect", URL_KEYS) == "Ignored the link parameter step: the Inspect page reads tokenizer, …"."""
+    cut = [n if len(n) <= length else n[:length] + "…" for n in list(names)[:shown]]
+    listed = ", ".join(md_escape(n) for n in cut) + (", …" if len(names) > shown else "")
+    noun = "parameter" if len(names) == 1 else "parameters"
+    return f"Ignored the link {noun} {listed}: the {md_escape(page)} page reads {', '.join(reads)}."
 
 
 # ---------------------------------------------------------------- uploaded files, kept on the server
