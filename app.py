@@ -14,7 +14,7 @@ from playground.startup import startup_corpus
 
 
 def _drop_link_parameters() -> None:
-    """Only the Merges and Compare pages read their own link parameters (?tokenizer=bpe&step=3,
+    """Only the Merges, Compare, Inspect and Token tax pages read their own link parameters (?tokenizer=bpe&step=3,
     ?text=…). On another page they are removed from the address with a message, rather than kept
     there doing nothing. The app's link (?corpus=…, every page) stays: corpus_store.py."""
     names = state.clear_url_params()
@@ -40,15 +40,18 @@ corpus_store.restore()
 
 merges_page = st.Page("pages/merges.py", title="Merges", icon=":material/call_merge:")
 compare_page = st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:")
+inspect_page = st.Page("pages/inspect.py", title="Inspect", icon=":material/search:")
+languages_page = st.Page("pages/languages.py", title="Token tax", icon=":material/translate:")
 page = st.navigation([
     st.Page("pages/corpus.py", title="Corpus", icon=":material/description:", default=True),
     merges_page,
     compare_page,
-    st.Page("pages/inspect.py", title="Inspect", icon=":material/search:"),
+    inspect_page,
     st.Page("pages/unigram.py", title="Unigram", icon=":material/account_tree:"),
+    languages_page,
 ])
 # by identity, not url_path: a page made in bare Python (a spawned worker re-running __main__) has none
-if page is not merges_page and page is not compare_page:
+if not any(page is p for p in (merges_page, compare_page, inspect_page, languages_page)):
     _drop_link_parameters()
 corpus_store.sync()
 corpus_store.show_link_problem()

@@ -979,6 +979,9 @@ def _load_clip(name: str) -> PretrainedTokenizer:
 
 _SP_SPACE = "\u2581"          # ▁, SentencePiece's spelling of a space
 _BYTE_PIECE = regex.compile(r"<0x([0-9A-F]{2})>")
+# sentencepiece's own word split (SplitIntoWords, whitespace-only pieces allowed): a word starts at a
+# ▁; a run of ▁ is a word of its own, less the last ▁, which starts the next word ("▁▁", "▁b")
+_SP_WORD = regex.compile(f"{_SP_SPACE}?[^{_SP_SPACE}]+|{_SP_SPACE}+(?={_SP_SPACE}[^{_SP_SPACE}])|{_SP_SPACE}+")
 
 
 def _sp_piece_spans(sp, text: str, is_byte) -> list[tuple[int, int, int]]:
@@ -1149,7 +1152,7 @@ def _build_sentencepiece(name: str, src: _Source, sp, imported: bool = False) ->
 
     def front(text: str) -> Front:
         norm = sp.normalize(text)
-        chunks = [(m.group(), m.span()) for m in regex.finditer(f"{_SP_SPACE}*[^{_SP_SPACE}]+|{_SP_SPACE}+", norm)]
+        chunks = [(m.group(), m.span()) for m in _SP_WORD.finditer(norm)]
         words = ("NFKC (sentencepiece nmt_nfkc); each line gets a leading space" if jurassic
                  else "sentencepiece's own normalizer" if imported
                  else "none (identity); a leading space is added (dummy prefix)")

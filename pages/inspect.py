@@ -1,6 +1,7 @@
 """Inspect page: one text through the whole pipeline, one word step by step, the vocabulary, files
 out and in, and the whole session saved to one JSON file and loaded back.
-(Over 400 lines: five tabs of one page, each a short function; the trained Unigram's case adds its export.)
+(Over 400 lines: five tabs and the page's link, each a short function, and the trained Unigram's export;
+splitting them across files would scatter one page's widgets.)
 
 Widgets -> pure helpers (playground/inspect.py, playground/session_file.py) and core -> render.
 Every tab but the open one is skipped (lazy tabs), so a big vocabulary costs nothing while the
@@ -14,11 +15,13 @@ from functools import partial
 
 import streamlit as st
 
-from core import walks
+from core import replay, walks
 from core.encoders import ENCODERS
 from core.errors import PlaygroundError
+from core.formats import FORMATS, tokenizer_file_text
+from core.pretrained import pretrained_unavailable
 from core.trace_io import trace_csv, trace_report
-from playground import charts, compare, session_file, spans, state, tokenizers, unigram_control, views
+from playground import charts, compare, corpus_store, inspect_link, session_file, spans, state, tokenizers, unigram_control, views
 from playground import inspect as ins
 from playground.state import MODEL_LABELS, PERSIST, InspectKeys as K
 from playground.startup import through_app
@@ -45,22 +48,29 @@ def _use_seed_pair() -> None:
 
 def _tokenizer_changed() -> None:
     state.set_widget(K.ENCODER, None)   # the new tokenizer's own default encoder
+    _chunk_changed()
+
+
+def _chunk_changed() -> None:
+    state.set_widget(K.REPLAY_STEP, None)   # the new chunk's replay opens at its last step
 
 
 def _import_files() -> None:
     uploads = state.widget_value(K.IMPORT_FILES) or []
     if not uploads:
-        state.set_notice("error", "Choose tokenizer files first: a tokenizer.json, a vocab.json with its "
-                                  "merges.txt, or a vocab.txt.")
+        state.set_notice("error", f"Choose tokenizer files first: {FORMATS}.")
         return
     try:
-        loaded = ins.read_uploads([(u.name, u.getvalue()) for u in uploads], state.get_imported())
+        loaded = ins.read_upload_groups([(u.name, u.getvalue()) for u in uploads], state.get_imported())
     except PlaygroundError as e:
         state.set_notice("error", f"{views.md_escape(str(e))}. Nothing was imported; your tokenizers are unchanged.")
         return
-    for name, tok in loaded:
+    for name, tok, files in loaded:
         state.add_imported(name, tok)
-    names = ", ".join(f"“{views.md_escape(n)}”" for n, _ in loaded)
+        digest = inspect_link.put_files(files)    # kept on the server: F5 or the link brings it back
+        if digest:
+            state.set_imported_files(name, digest)
+    names = ", ".join(f"“{views.md_escape(n)}”" for n, _, _ in loaded)
     state.set_notice("success", f"Imported {names}: inspect it here, or compare it on the Compare page.")
     state.set_widget(K.TOKENIZER, f"imported:{loaded[-1][0]}")
 
@@ -89,6 +99,78 @@ def _load_session() -> None:
         return
     state.set_notice("success", f"Loaded the session: {views.md_escape(session_file.summary(loaded))}.")
     state.set_widget(K.TOKENIZER, None)   # the default again: a trained one when there is one
+    for name, tok in loaded.imported.items():   # kept on the server too, like an upload: F5 keeps them
+        digest = inspect_link.put_files([(f"{name}.json", tokenizer_file_text(tok).encode("utf-8"))])
+        if digest:
+            state.set_imported_files(name, digest)
+
+
+# ---------------------------------------------------------------- the link (F5, a copied address)
+
+def _open_link(results) -> None:
+    """Apply the address's parameters once (when they differ from what this page last wrote),
+    before the widgets are drawn: imported files kept on the server come back first, so the
+    tokenizer the link names can be one of them."""
+    params = state.url_params()
+    seen = tuple(sorted(params.items()))
+    if not params or seen == state.widget_value(K.URL_SEEN):
+        return
+    state.set_widget(K.URL_SEEN, seen)
+    link, msgs = inspect_link.parse_link(params)
+    unknown = [n for n in params if n not in inspect_link.URL_KEYS]
+    if unknown:   # as the Compare page says it
+        st.toast(inspect_link.ignored_params_message(unknown, "Inspect", inspect_link.URL_KEYS),
+                 icon=":material/link_off:")
+    kept = set(state.get_imported_files().values())
+    for digest in link.files:
+        if digest in kept:
+            continue
+        files = inspect_link.load_files(digest)
+        if files is None:
+            msgs.append("A tokenizer file the link names is no longer kept on this server: import it again "
+                        "(Export & import tab).")
+            continue
+        try:
+            loaded = ins.read_upload_groups(files, state.get_imported())
+        except PlaygroundError as e:
+            msgs.append(f"A kept tokenizer file did not load: {e}.")
+            continue
+        for name, tok, _ in loaded:
+            state.add_imported(name, tok)
+            state.set_imported_files(name, digest)
+    if link.text_ref is not None:
+        text = corpus_store.load_text(link.text_ref)
+        if text is None:
+            msgs.append("The link's text is no longer kept on this server: the last text is shown instead.")
+        else:
+            state.set_widget(K.TEXT, text)
+    elif link.text is not None:
+        state.set_widget(K.TEXT, link.text)
+    if link.tokenizer is not None:
+        if link.tokenizer in _choices(results):
+            state.set_widget(K.TOKENIZER, link.tokenizer)
+        else:
+            msgs.append(f"The link's tokenizer {link.tokenizer[:60]!r} is not on offer here "
+                        "(train on the Corpus page, or import its file).")
+    for key, value in ((K.TAB, link.tab), (K.WALK_WORD, link.word), (K.REPLAY_CHUNK, link.chunk)):
+        if value is not None:
+            state.set_widget(key, value)
+    if msgs:
+        state.set_notice("info", views.md_escape(" ".join(msgs)))
+
+
+def _write_link(text: str) -> None:
+    """Put this view in the address (a long text by the digest it is kept under on the server)."""
+    ref = corpus_store.put_text(text) if len(text) > inspect_link.MAX_URL_TEXT else None
+    piece = state.widget_value(K.REPLAY_CHUNK)
+    piece = int(piece.split(":", 1)[0]) if isinstance(piece, str) and piece.split(":", 1)[0].isdigit() else 0
+    chosen = state.widget_value(K.TOKENIZER)
+    params = inspect_link.link_params(None if chosen == _default_choice(_choices(state.get_results())) else chosen,
+                                      state.widget_value(K.TAB),
+                                      state.widget_value(K.WALK_WORD) or "", piece,
+                                      text, DEFAULT_TEXT, list(state.get_imported_files().values()), ref)
+    state.set_url_params(params)
+    state.set_widget(K.URL_SEEN, tuple(sorted(state.url_params().items())))
 
 
 # ---------------------------------------------------------------- the tokenizer to inspect
@@ -104,13 +186,23 @@ def _choices(results) -> dict[str, str]:
     return out
 
 
+def _default_choice(choices) -> str:
+    return "trained:bbpe" if "trained:bbpe" in choices else \
+        "pretrained:bert-base-uncased" if "pretrained:bert-base-uncased" in choices else next(iter(choices), "")
+
+
 def _pick_tokenizer(results):
     """Draw the tokenizer controls; returns (tokenizer, trace or None, step or None, encoder, label)."""
     choices = _choices(results)
+    missing = pretrained_unavailable()
+    if missing:
+        with st.expander(f"{len(missing)} pretrained tokenizer{'s are' if len(missing) > 1 else ' is'} not "
+                         "installed: how to add them"):
+            for name, command in missing:
+                st.markdown(f"- **{views.md_escape(name)}**: `{command}`")
     if not choices:
         return None, None, None, None, ""
-    default = "trained:bbpe" if "trained:bbpe" in choices else \
-        "pretrained:bert-base-uncased" if "pretrained:bert-base-uncased" in choices else next(iter(choices))
+    default = _default_choice(choices)
     if state.widget_value(K.TOKENIZER) not in choices:
         state.set_widget(K.TOKENIZER, default)
     # a wrapping row (not columns): on a narrow projector the controls keep their labels whole
@@ -202,17 +294,70 @@ def _pipeline_tab(tok, encoder, text: str, pair: str) -> None:
 
 
 def _walk_tab(tok, encoder, text: str) -> None:
-    if not tok.encoders:   # only a vocabulary trained here has merges and encoders to walk
-        st.info("Walking a word needs a tokenizer trained here (or imported from a tokenizer.json this app "
-                "saved): its merges and vocabulary drive the steps. Pretrained tokenizers run inside "
-                "tiktoken or Hugging Face's runtime.")
+    typed = st.text_input("Type a word (or leave empty and pick a piece of the text below)", key=K.WALK_WORD,
+                          placeholder="e.g. lowest", width=420)
+    _replay_section(tok, typed if typed.strip() else text)
+    if tok.encoders:   # a vocabulary trained here: its three encoders, step by step
+        _encoder_walks(tok, encoder, text, typed)
+
+
+def _replay_section(tok, text: str) -> None:
+    """A chunk's merges replayed in rank order (core/replay.py), for any BPE, with a slider over its steps."""
+    why = replay.replayable(tok)
+    if why:
+        st.info(f"{views.md_escape(why)}. Its pieces are on the Pipeline tab; merges replay for BPE "
+                "tokenizers (trained, pretrained or imported).")
         return
-    pieces = walks.walk_pieces(tok, text)
-    cols = st.columns(2)
-    picked = cols[0].selectbox("A word of the text", pieces or [""], key=K.WALK_PIECE,
-                               format_func=lambda p: spans.show_whitespace(p) or "(the text has no words)")
-    typed = cols[1].text_input("…or type a word", key=K.WALK_WORD, placeholder="e.g. lowest")
-    words = walks.walk_pieces(tok, typed) if typed.strip() else [picked] if picked else []
+    chunks = tok.front(text).chunks[:walks.MAX_WALK_CHOICES]
+    if not chunks:
+        st.caption("Type some text above, or a word here.")
+        return
+    st.markdown("**Merges replayed**")
+    # the options are the pieces' labels, not their numbers: a new text with the same number of
+    # pieces is new options, never the old label left showing over a new piece
+    labels = [f"{i}: {spans.show_whitespace(c.shown)}" for i, c in enumerate(chunks)]
+    picked = state.widget_value(K.REPLAY_CHUNK)
+    if isinstance(picked, int):             # a link names the piece by its number
+        state.set_widget(K.REPLAY_CHUNK, labels[picked] if 0 <= picked < len(labels) else labels[0])
+    elif picked not in labels:
+        state.set_widget(K.REPLAY_CHUNK, labels[0])
+    label = st.selectbox("Piece (pre-tokenized chunk)", labels, key=K.REPLAY_CHUNK, on_change=_chunk_changed,
+                         width=420)
+    k = labels.index(label)
+    rep = replay.replay_chunk(tok, chunks[k])
+    n = len(rep.steps)
+    shown = (tok.name, tok.vocab_size, chunks[k].shown)   # another piece (or tokenizer) opens at its last step
+    step_now = state.widget_value(K.REPLAY_STEP)
+    if state.widget_value(K.REPLAY_OF) != shown or not isinstance(step_now, int) or not 0 <= step_now <= n:
+        state.set_widget(K.REPLAY_STEP, n)
+    state.set_widget(K.REPLAY_OF, shown)
+    if n:
+        at = st.slider("Step", 0, n, key=K.REPLAY_STEP, help="Scrub through the merges, lowest rank first "
+                       "(0: the piece's initial symbols; the last: the tokenizer's own split).")
+    else:
+        at = 0
+    step = rep.steps[at - 1] if at else None
+    st.html(ins.render_split(rep.split_at(at), merged_at=step.position if step and not step.whole else None))
+    st.caption(views.md_escape(ins.replay_step_line(rep, at)) + (f". {views.md_escape(rep.note)}" if rep.note and at else ""))
+    if n:
+        with st.expander(f"All {n:,} steps"):
+            st.dataframe(ins.replay_rows(rep), hide_index=True)
+    elif not rep.note:
+        st.caption("No merge applies: the piece stays as its symbols.")
+    st.caption("Rule: repeatedly merge the adjacent pair whose merged token has the lowest rank (the merge step "
+               "for a tokenizer trained here, the rank or merge number for the others); the last step is "
+               "exactly what the tokenizer's encode gives for this piece.")
+
+
+def _encoder_walks(tok, encoder, text: str, typed: str) -> None:
+    st.markdown("**The three encoders, step by step**")
+    if typed.strip():    # the typed word is walked: no picker showing another word beside it
+        words = walks.walk_pieces(tok, typed)
+    else:
+        pieces = walks.walk_pieces(tok, text)
+        picked = st.selectbox("A word of the text", pieces or [""], key=K.WALK_PIECE, width=420,
+                              format_func=lambda p: spans.show_whitespace(p) or "(the text has no words)")
+        words = [picked] if picked else []
     if not words:
         st.caption("Type some text above, or a word here.")
         return
@@ -342,9 +487,11 @@ def _export_tab(tok, trace, label: str) -> None:
 
     st.subheader("Import tokenizer files")
     st.caption("A tokenizer.json (from this app or Hugging Face), a vocab.json together with its merges.txt, "
-               "or a WordPiece vocab.txt. Imported tokenizers can be inspected here and compared on the "
-               "Compare page.")
-    st.file_uploader("Tokenizer files", type=["json", "txt"], accept_multiple_files=True,
+               "a WordPiece vocab.txt, a tiktoken ranks file (.tiktoken) or a SentencePiece .model. Imported "
+               "tokenizers can be inspected here and compared on the Compare page; their files are kept on "
+               "this server so that reloading the page or opening its link brings them back.")
+    # any file type: a wrong one gets this page's message (what was expected), not the uploader's
+    st.file_uploader("Tokenizer files", accept_multiple_files=True,
                      key=K.IMPORT_FILES, max_upload_size=MAX_TOKENIZER_MB)
     st.button("Import", key=K.IMPORT, on_click=_import_files, icon=":material/upload:")
     imported = state.get_imported()
@@ -360,6 +507,10 @@ def _session_tab() -> None:
     st.caption("Everything in one JSON file: the corpus, the trainers' settings, the trained tokenizers "
                "with every merge step, the Merges page's steps and the imported tokenizers. "
                f"Now: {views.md_escape(session_file.summary(snapshot))}.")
+    left_out = session_file.unwritten(snapshot.imported)
+    if left_out:
+        st.caption(f"Not in the file: {views.md_escape(', '.join(left_out))} (a .tiktoken or SentencePiece file "
+                   "has no tokenizer.json to write); it comes back with this page's link, or import it again.")
     st.download_button("Save session", data=lambda s=snapshot: session_file.dump_session(s),
                        file_name=session_file.FILE_NAME, mime="application/json", key=K.SAVE_SESSION,
                        on_click="ignore", type="primary", icon=":material/save:")
@@ -372,6 +523,7 @@ def _session_tab() -> None:
 
 # ---------------------------------------------------------------- the page
 
+_open_link(state.get_results())
 state.init_widget(K.TEXT, DEFAULT_TEXT)
 state.init_widget(K.PAIR, "")
 
@@ -415,3 +567,5 @@ with tabs[3]:
 with tabs[4]:
     if tabs[4].open:
         _session_tab()
+
+_write_link(text)

@@ -12,6 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.trainer import MergeStep, Trace
+from playground import markup
 
 FONT = dict(size=18)
 WINNER, TIED, OTHER = "#C1121F", "#F4A261", "#8D99AE"
@@ -386,3 +387,56 @@ def piece_scores_chart(pieces, top: int = UNIGRAM_TOP) -> go.Figure:
                              tickformat=".2~g"),
                   yaxis=dict(automargin=True, tickvals=list(range(len(rows))), autorange="reversed",   # first at the top
                              ticktext=[shorten(p, PAIR_LABEL_WIDTH + 3) for p in labels], tickfont=dict(size=15)))
+# ---------------------------------------------------------------- the token tax (pages/languages.py)
+
+# mid-tones only: no near-white cell stands out as a white box on the dark theme (cheap: blue, dear: red)
+TAX_SCALE = [[0.0, LINE], [0.3, "#F4A261"], [0.7, WINNER], [1.0, "#6A040F"]]
+LANGUAGE_LABEL_WIDTH = 14    # columns of a language's name beside the heat map (the hover has it whole)
+TAX_ROW_PX = 24
+MAX_WRITTEN_COLUMNS = 8      # more tokenizers than this: cells too narrow at 1024 px to write the ratio in
+
+
+def token_tax_chart(frame, columns: list[str]) -> go.Figure:
+    """Tokens per language relative to English (playground/token_tax.py's tax_table, rows in the
+    order to draw, top first): a heat map, one column per tokenizer, the ratio written in each cell."""
+    z = [[None if np.isnan(v) else float(v) for v in frame[c].to_numpy(dtype=float, na_value=np.nan)]
+         for c in columns]     # a refused text (missing) is a blank cell
+    z = [list(row) for row in zip(*z)] if columns else []
+    names = list(frame["language"])
+    labels = [shorten(n, LANGUAGE_LABEL_WIDTH) for n in names]
+    top = max((v for row in z for v in row if v is not None), default=1.0)
+    fig = go.Figure(go.Heatmap(
+        # Plotly reads <b>, <a href> and <br> in labels: an imported file's name is escaped (entities
+        # are drawn as the characters they stand for)
+        z=z, x=[markup.text(shorten(c, 12)) for c in columns], y=[markup.text(n) for n in labels],
+        customdata=[[markup.text(n)] * len(columns) for n in names],
+        colorscale=TAX_SCALE, zmin=min(1.0, min((v for row in z for v in row if v is not None), default=1.0)),
+        zmax=max(top, 1.5), texttemplate="%{z:.1f}" if len(columns) <= MAX_WRITTEN_COLUMNS else None,
+        textfont=dict(size=13), xgap=1, ygap=1,
+        colorbar=dict(title=dict(text="× English", side="right"), thickness=14, tickfont=dict(size=14)),
+        hovertemplate="%{customdata}, %{x}: %{z:.2f}× the tokens of English<extra></extra>"))
+    # no figure title: the page's heading says what it is, and a title fought the tokenizers'
+    # slanted names above the columns for the same strip at 1024 pixels
+    return _frame(fig, height=TAX_ROW_PX * len(names) + 130, margin=dict(l=4, r=4, t=10, b=10),
+                  xaxis=dict(side="top", tickangle=-90, tickfont=dict(size=14), automargin=True),   # upright: slanted names
+                  # overlapped their neighbours at 1024 px (tests/browser/test_charts_fit.py)
+                  yaxis=dict(autorange="reversed", tickfont=dict(size=14), automargin=True))
+
+
+def bytes_per_token_chart(curves: dict) -> go.Figure:
+    """Trained tokenizers on held-out text: bytes per token (up: longer tokens) against vocabulary
+    size, one line per tokenizer (label -> token_tax.bytes_per_token frame)."""
+    fig = go.Figure()
+    palette = [LINE, WINNER, TIED, OTHER]
+    for k, (label, frame) in enumerate(curves.items()):
+        fig.add_trace(go.Scatter(x=frame["vocabulary"].tolist(), y=frame["bytes_per_token"].tolist(), mode="lines+markers", name=label,
+                                 line=dict(color=palette[k % len(palette)], width=3), marker=dict(size=8),
+                                 customdata=frame["coverage"].tolist(),
+                                 hovertemplate=f"{label}: %{{x:,}} tokens in the vocabulary, "
+                                               "%{y:.2f} bytes per token (on %{customdata:.0%} of the text)"
+                                               "<extra></extra>"))
+    return _frame(fig, height=360, margin=dict(l=4, r=10, t=60, b=10),
+                  title=_title("Bytes per token on held-out text"),
+                  legend=dict(orientation="h", y=-0.25, x=0, font=dict(size=15)),
+                  xaxis=dict(title=_axis_title("vocabulary size"), automargin=True, tickformat="~s"),
+                  yaxis=dict(title=_axis_title("bytes per token"), automargin=True, rangemode="tozero"))

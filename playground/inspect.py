@@ -8,6 +8,8 @@ engine's: core/walks.py.)
     filter_vocabulary(frame, query, partial_only)
     export_files(tok)                           -> file contents for download buttons
     read_uploads(files, taken)                  -> tokenizers from uploaded files (TokenizerFileError)
+    read_upload_groups(files, taken)            -> the same, each with the files it was read from
+    replay_rows(replay), render_split(split)    -> a chunk's merge replay as a table and as boxes
 
 HTML built here escapes every piece of user or file text (playground.markup); tables are data frames.
 No Streamlit here: the page caches and draws.
@@ -25,7 +27,8 @@ import pandas as pd
 from core.encoders import TrainedTokenizer
 from core.encoding import Encoding
 from core.errors import PlaygroundError, TokenizerFileError
-from core.formats import load_tokenizer_bytes, tokenizer_file_text, tokenizer_json, vocab_json_and_merges, vocab_txt
+from core.formats import (FORMATS, MAX_FILE_BYTES, load_tokenizer_bytes, tokenizer_file_text, tokenizer_json,
+                          vocab_json_and_merges, vocab_txt)
 from core.tokenizer import Chunk, Front, Tokenizer
 from core.trainer import Trace
 
@@ -284,9 +287,20 @@ def _looks_like_vocab_txt(raw: bytes, name: str) -> None:
 
 
 def read_uploads(files: Sequence[tuple[str, bytes]], taken: Iterable[str] = ()) -> list[tuple[str, object]]:
-    """Tokenizers from uploaded files: each tokenizer.json or vocab.txt alone, a vocab.json with the
-    merges.txt uploaded beside it. Returns (unique name, tokenizer) pairs; raises TokenizerFileError
-    (one line) on the first file that does not load, and then nothing is returned."""
+    """Tokenizers from uploaded files: each tokenizer.json, vocab.txt, .tiktoken or .model alone, a
+    vocab.json with the merges.txt uploaded beside it. Returns (unique name, tokenizer) pairs;
+    raises TokenizerFileError (one line) on the first file that does not load, and then nothing is
+    returned."""
+    return [(name, tok) for name, tok, _ in read_upload_groups(files, taken)]
+
+
+def read_upload_groups(files: Sequence[tuple[str, bytes]],
+                       taken: Iterable[str] = ()) -> list[tuple[str, object, list[tuple[str, bytes]]]]:
+    """read_uploads, with the files each tokenizer was read from (kept on the server for the link)."""
+    for name, raw in files:
+        if len(raw) > MAX_FILE_BYTES:
+            raise TokenizerFileError(f"{name} is {len(raw) / 2**20:,.0f} MB: tokenizer files up to "
+                                     f"{MAX_FILE_BYTES // 2**20} MB load here (expected {FORMATS})")
     taken = list(taken)
     merges = [(n, raw) for n, raw in files if PurePath(n).name.lower().endswith("merges.txt")]
     rest = [(n, raw) for n, raw in files if (n, raw) not in merges]
@@ -298,15 +312,16 @@ def read_uploads(files: Sequence[tuple[str, bytes]], taken: Iterable[str] = ()) 
             tok, used_merges = _read_upload(name, raw, merges)
         except RecursionError:   # json's parser on a file nested thousands deep (hostile or broken)
             raise TokenizerFileError(f"{name} is nested too deeply to be a tokenizer file") from None
+        used = [(name, raw)] + (merges[:1] if used_merges else [])
         if used_merges:
             merges = []
         new = unique_name(PurePath(name).stem or "tokenizer", taken)
         taken.append(new)
-        out.append((new, tok))
+        out.append((new, tok, used))
     if merges:
         raise TokenizerFileError(f"{merges[0][0]} needs its vocab.json: upload both together")
     if not out:
-        raise TokenizerFileError("no tokenizer file given: choose a tokenizer.json, vocab.json + merges.txt or vocab.txt")
+        raise TokenizerFileError(f"no tokenizer file given: choose {FORMATS}")
     return out
 
 
@@ -335,8 +350,12 @@ def _read_upload(name: str, raw: bytes, merges: Sequence[tuple[str, bytes]]) -> 
     elif lower.endswith(".txt"):
         _looks_like_vocab_txt(raw, name)
         tok = load_tokenizer_bytes(raw, name)
+    elif lower.endswith((".tiktoken", ".model")):
+        tok = load_tokenizer_bytes(raw, name)
     else:
-        raise TokenizerFileError(f"{name}: give a tokenizer.json, a vocab.json with its merges.txt, or a vocab.txt")
+        suffix = PurePath(name).suffix or "no ending"
+        raise TokenizerFileError(f"{name}: {suffix} is not a tokenizer file format read here; give {FORMATS} "
+                                 "(by the file name's ending: .json, .txt, .tiktoken, .model)")
     if not tok.vocab_size:   # it would encode every text as nothing at all
         raise TokenizerFileError(f"{name} has an empty vocabulary: give a tokenizer with at least one token")
     return tok, used_merges
@@ -345,3 +364,37 @@ def _read_upload(name: str, raw: bytes, merges: Sequence[tuple[str, bytes]]) -> 
 def describe(tok: Tokenizer) -> str:
     """One line about a tokenizer: where it comes from, its model and size."""
     return tok.summary
+
+
+# ---------------------------------------------------------------- a chunk's merges replayed (core/replay.py)
+
+def replay_rows(replay) -> pd.DataFrame:
+    """One row per step: the pair merged, the token it makes, its rank, and the split after."""
+    rows = [{"step": k, "pair merged": "(whole chunk looked up)" if s.whole else
+             f"{show_whitespace(s.left)} + {show_whitespace(s.right)}",
+             "makes": show_whitespace(s.token), "rank": s.rank, "tokens after": len(s.split)}
+            for k, s in enumerate(replay.steps, 1)]
+    return pd.DataFrame(rows, columns=["step", "pair merged", "makes", "rank", "tokens after"])
+
+
+def replay_step_line(replay, k: int) -> str:
+    """What step k did, in words (plain text: for st.markdown through md_escape or st.caption)."""
+    if k <= 0 or not replay.steps:
+        return f"Start: {len(replay.start)} symbols" + (f" ({replay.note})" if replay.note else "")
+    s = replay.steps[min(k, len(replay.steps)) - 1]
+    if s.whole:
+        return (f"Step {k}: the whole chunk is itself a token ({show_whitespace(s.token)}, rank {s.rank:,}), "
+                "taken as is: tiktoken looks the chunk up before merging")
+    return (f"Step {k}: merge {show_whitespace(s.left)} + {show_whitespace(s.right)} → {show_whitespace(s.token)} "
+            f"(rank {s.rank:,}, the lowest-ranked pair in the split)")
+
+
+def render_split(split: Sequence[str], merged_at: Optional[int] = None) -> str:
+    """The split as boxes (escaped); the box a step just made outlined."""
+    parts = []
+    for k, token in enumerate(split[:MAX_PIECES_DRAWN]):
+        colour = PALETTE[k % len(PALETTE)]
+        cls = "tp-piece tp-new" if k == merged_at else "tp-piece"
+        parts.append(f'<span class="{cls}" style="background:{colour}" title="{markup.text(token)}">'
+                     f'{markup.text(show_whitespace(token))}</span>')
+    return '<div class="tp-pieces">' + "".join(parts) + "</div>"

@@ -90,10 +90,25 @@ def _corpus_json(corpus: Optional[Corpus]) -> Optional[dict]:
     return out
 
 
-def _imported_json(imported: Mapping[str, Any]) -> list[dict]:
+def unwritten(imported: Mapping[str, Any]) -> list[str]:
+    """Imported tokenizers a session file cannot hold: a .tiktoken or SentencePiece file has no
+    tokenizer.json to write (its upload stays kept on the server, in the Inspect page's link)."""
     out = []
     for name, tok in imported.items():
-        content = tokenizer_file_text(tok)   # only trained and HF files are ever imported
+        try:
+            tokenizer_file_text(tok)
+        except AttributeError:
+            out.append(name)
+    return out
+
+
+def _imported_json(imported: Mapping[str, Any]) -> list[dict]:
+    out = []
+    skipped = set(unwritten(imported))
+    for name, tok in imported.items():
+        if name in skipped:
+            continue
+        content = tokenizer_file_text(tok)
         out.append({"name": name, "file": f"{name}.json", "content": content})
     return out
 

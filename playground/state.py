@@ -50,6 +50,7 @@ _RESULTS = "pg_results"
 _STEP = "pg_step"
 _NOTICE = "pg_notice"
 _IMPORTED = "pg_imported"
+_IMPORTED_FILES = "pg_imported_files"    # imported name -> the digest its files are kept under (Inspect's link)
 _STARTED = "pg_started"
 _UNIGRAM_SETTINGS = "pg_unigram_settings"
 _UNIGRAM = "pg_unigram"
@@ -296,6 +297,21 @@ def remove_imported(name: str, session: Optional[MutableMapping] = None) -> None
     imported = dict(_get(_IMPORTED, session))
     imported.pop(name, None)
     _ss(session)[_IMPORTED] = imported
+    kept = dict(_ss(session).get(_IMPORTED_FILES) or {})
+    if kept.pop(name, None) is not None:
+        _ss(session)[_IMPORTED_FILES] = kept
+
+
+def get_imported_files(session: Optional[MutableMapping] = None) -> dict[str, str]:
+    """imported name -> the sha256 its uploaded files are kept under on the server (those kept)."""
+    imported = _get(_IMPORTED, session)
+    return {n: d for n, d in (_ss(session).get(_IMPORTED_FILES) or {}).items() if n in imported}
+
+
+def set_imported_files(name: str, digest: str, session: Optional[MutableMapping] = None) -> None:
+    kept = dict(_ss(session).get(_IMPORTED_FILES) or {})
+    kept[name] = digest
+    _ss(session)[_IMPORTED_FILES] = kept
 
 
 def first_run(session: Optional[MutableMapping] = None) -> bool:
@@ -451,8 +467,14 @@ class InspectKeys:
     SAVE_SESSION = "inspect_save_session"
     SESSION_FILE = "inspect_session_file"
     LOAD_SESSION = "inspect_load_session"
+    REPLAY_CHUNK = "inspect_replay_chunk"
+    REPLAY_STEP = "inspect_replay_step"
+    REPLAY_OF = "inspect_replay_of"      # not a widget: the piece whose replay the step belongs to
     # not a widget: (imported tokenizer, its vocabulary table), kept beside the tokenizer
     VOCABULARY_KEPT = "inspect_vocabulary_kept"
+    # not a widget: the page's own URL parameters last read or written (sorted items), so a link is
+    # applied once and the page's own writes are not read back as a new link
+    URL_SEEN = "inspect_url_seen"
 
     @staticmethod
     def vocabulary_table(tokenizer: str, step: Optional[int], query: str, partial_only: bool) -> str:
@@ -469,6 +491,16 @@ class InspectKeys:
     def remove(i: int) -> str:
         """The Remove button of the i-th imported tokenizer."""
         return f"inspect_remove_{i}"
+
+
+class LanguagesKeys:
+    TOKENIZERS = "languages_tokenizers"
+    SORT = "languages_sort"
+    TABLE_VIEW = "languages_table_view"
+    HELD_OUT = "languages_held_out"
+    TAX_CHART = "languages_tax_chart"
+    CURVE_CHART = "languages_curve_chart"
+    URL_SEEN = "languages_url_seen"      # not a widget: the page's URL parameters last read or written
 
 
 # -- widget values

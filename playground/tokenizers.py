@@ -9,6 +9,7 @@ encodes, for everyone). The Compare and Inspect pages get theirs here.
     trained_vocabulary(...), pretrained_vocabulary(...)  vocabulary tables (Inspect)
     session_vocabulary(tok)                          an imported tokenizer's table, in this session only
     encode_kept(choices, text)                       Compare's encodings, not redone for the same text
+    pretrained_tax(name), trained_tax(...), trained_curve(...)   the Token tax page's counts, once per process
 
 Not here: the tokenizers themselves (core/), what the pages draw (compare.py, inspect.py, spans.py).
 """
@@ -102,3 +103,39 @@ def encode_kept(chosen: list[compare.Choice], tokenizer_of: Callable[[compare.Ch
         kept[choice.key] = (tokenizer, (text, options), encodings[choice.key])
     state.set_widget(CompareKeys.ENCODED, {k: kept[k] for k in encodings if k in kept})
     return encodings
+
+
+# ---------------------------------------------------------------- the token tax (pages/languages.py)
+
+@st.cache_data(max_entries=32, show_spinner="Encoding the UDHR in every language…")
+def pretrained_tax(name: str) -> dict:
+    """name -> {language code: tokens}: the UDHR never changes, so once per process."""
+    from playground import token_tax
+    return token_tax.token_counts(pretrained(name), token_tax.languages())
+
+
+@st.cache_data(max_entries=16, show_spinner="Encoding the UDHR in every language…")
+def _trained_tax(results_key: str, settings: tuple, _tok) -> dict:
+    from playground import token_tax
+    return token_tax.token_counts(_tok, token_tax.languages())
+
+
+def trained_tax(results: Results, trace) -> dict:
+    return _trained_tax(results.cache_key, settings_key(trace.config), trained(results, trace))
+
+
+@st.cache_data(max_entries=16, show_spinner="Measuring bytes per token along the merges…")
+def _trained_curve(results_key: str, settings: tuple, text: str, _trace):
+    from playground import token_tax
+    return token_tax.bytes_per_token(_trace, text)
+
+
+def trained_curve(results: Results, trace, text: str):
+    return _trained_curve(results.cache_key, settings_key(trace.config), text, trace)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def pretrained_unknown_languages(name: str) -> list:
+    """The UDHR languages a pretrained vocabulary mostly cannot spell (its unknown token)."""
+    from playground import token_tax
+    return token_tax.unknown_languages(pretrained(name), token_tax.languages())

@@ -8,7 +8,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
-PAGES = ["pages/corpus.py", "pages/merges.py", "pages/compare.py", "pages/inspect.py"]
+PAGES = ["pages/corpus.py", "pages/merges.py", "pages/compare.py", "pages/inspect.py", "pages/unigram.py",
+         "pages/languages.py"]
 
 # HTML that runs or formats if a view forgets to escape, a javascript: link, an entity that must
 # stay literal, and Markdown / Streamlit directives that must not format. Tests index into it.

@@ -2,6 +2,8 @@
 checking that nothing raised. The page tests of this folder import them from here."""
 from __future__ import annotations
 
+import base64
+
 from streamlit.testing.v1 import AppTest
 
 from playground import state
@@ -54,3 +56,9 @@ def goto(at: AppTest, page: str, tab: str | None = None) -> AppTest:
     at.switch_page(page).run()
     assert not at.exception, (page, tab, at.exception)
     return at
+
+
+def tiktoken_file() -> bytes:
+    """A small valid .tiktoken ranks file: the 256 single bytes, then a few merges (ranks after them)."""
+    tokens = [bytes([b]) for b in range(256)] + [b"lo", b"low", b"es", b"est", b"lowest", b" l"]
+    return b"".join(base64.b64encode(t) + b" " + str(r).encode() + b"\n" for r, t in enumerate(tokens))

@@ -83,7 +83,7 @@ def tour(page, app_url: str, preset: str = "seed-004", model: str = "wordpiece",
     yield "Merges"
     lockstep(page)
     yield "Merges (lockstep)"
-    for title in ("Corpus", "Compare"):
+    for title in ("Corpus", "Compare", "Token tax"):
         visit(page, title)
         yield title
     visit(page, "Inspect")

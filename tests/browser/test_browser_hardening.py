@@ -137,7 +137,7 @@ def test_payloads_in_every_input_stay_text(tab):
     assert_clean(tab, "compare link")
 
 
-@pytest.mark.parametrize("path", ["", "/merges", "/compare", "/inspect"])
+@pytest.mark.parametrize("path", ["", "/merges", "/compare", "/inspect", "/languages"])
 def test_bad_links_on_every_page(tab, path):
     tab.open(path + "?model=zzz&step=-5&step=abc")
     if path == "/merges":

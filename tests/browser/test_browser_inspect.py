@@ -80,7 +80,7 @@ def test_inspect_pipeline_walk_vocabulary_export(page, screenshot_dir, tmp_path)
     # walk a word with the trained BPE
     pick(page, "Tokenizer", "BPE (trained)", exact=True)
     open_tab(page, "Walk a word")
-    enter(page, page.get_by_role("textbox", name="…or type a word"), "newest")
+    enter(page, page.get_by_role("textbox", name="Type a word"), "newest")
     code = page.get_by_test_id("stCode")
     expect(code.first).to_contain_text("Merge 1 ('e', 's') -> es: [n, e, w, es, t]")
     expect(code.first).to_contain_text("Result: [n, e, w, est]")

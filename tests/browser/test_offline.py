@@ -14,6 +14,7 @@ VISITS = [
     ("/merges?preset=seed-000&step=2", "Merges"),
     ("/compare", "Compare"),
     ("/inspect", "Inspect"),
+    ("/languages", "Token tax"),
 ]
 
 

@@ -1,0 +1,83 @@
+"""The token-tax chart and an Inspect merge replay in Chromium, at 1280 and 1024 pixels, light and
+dark: the chart draws one row per language and stays inside the page; the replay opens from a link
+(tokenizer, tab, word), and its slider scrubs from the initial symbols to the last merge.
+
+Screenshots land in tests/screenshots/tokentax-*.png and replay-*.png: look at them."""
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from core.pretrained import load_pretrained
+from playground import charts, token_tax
+from tests.browser.conftest import WAIT, go_to, idle, main, rerun, snap
+from tests.browser.look_tour import THEMES, WIDTHS, open_context
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_token_tax_chart_and_inspect_replay(browser, app_url, screenshot_dir, width, theme):
+    context, page = open_context(browser, width, theme)
+    try:
+        page.goto(f"{app_url}/languages", timeout=WAIT)
+        expect(page.get_by_role("heading", name="Token tax").first).to_be_visible(timeout=WAIT)
+        chart = page.locator("[data-testid=stPlotlyChart]").filter(has_text="× English")
+        expect(chart).to_have_count(1, timeout=WAIT)
+        idle(page)
+        # one row label per language, and the chart inside the main column
+        labels = set(chart.locator(".yaxislayer-above .ytick text").all_text_contents())
+        wanted = {charts.shorten(lang.name, charts.LANGUAGE_LABEL_WIDTH) for lang in token_tax.languages()}
+        assert wanted <= labels, wanted - labels
+        box, column = chart.bounding_box(), main(page).bounding_box()
+        assert box["x"] >= column["x"] - 1 and box["x"] + box["width"] <= column["x"] + column["width"] + 1
+        assert box["x"] + box["width"] <= width
+        svg = chart.locator("svg.main-svg").first.bounding_box()
+        assert svg["width"] <= box["width"] + 1
+        expect(page.get_by_text("Click a column's header to sort by it")).to_be_visible()
+        snap(page, screenshot_dir / f"tokentax-{width}-{theme}.png")
+
+        page.goto(f"{app_url}/inspect?tokenizer=pretrained:gpt2&tab=walk&word=lowest", timeout=WAIT)
+        slider = page.get_by_role("slider", name="Step")
+        expect(slider).to_be_visible(timeout=WAIT)
+        idle(page)
+        last = int(slider.get_attribute("max"))     # a range input: its last step is the final split
+        assert last >= 2 and int(slider.input_value()) == last
+        pieces = page.locator(".tp-pieces").first.locator(".tp-piece")
+        gpt2 = load_pretrained("gpt2").encode("lowest").tokens
+        expect(pieces).to_have_text(list(gpt2))     # the last step: GPT-2's own split
+        slider.focus()
+        with rerun(page):
+            page.keyboard.press("Home")
+        expect(page.get_by_text("Start:").first).to_be_visible()
+        expect(pieces).to_have_text(list("lowest"))
+        with rerun(page):
+            page.keyboard.press("ArrowRight")
+        expect(page.get_by_text("Step 1: merge").first).to_be_visible()
+        expect(page.locator(".tp-piece.tp-new")).to_have_count(1)
+        snap(page, screenshot_dir / f"replay-{width}-{theme}.png", whole=False)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_bytes_per_token_against_vocabulary_after_training(browser, app_url, screenshot_dir, theme):
+    """English prose trained through a Merges link, then the Token tax page in the same session:
+    one curve per trained tokenizer, inside the page at 1024 pixels."""
+    context, page = open_context(browser, 1024, theme)
+    try:
+        page.goto(f"{app_url}/merges?preset=english&tokenizer=bbpe&step=1", timeout=WAIT)
+        expect(page.locator(".mg-sentence").first).to_contain_text("Step 1 of", timeout=WAIT)
+        idle(page)
+        go_to(page, "Token tax")
+        chart = page.locator("[data-testid=stPlotlyChart]").filter(has_text="Bytes per token on held-out text")
+        expect(chart).to_have_count(1, timeout=WAIT)
+        idle(page)
+        expect(chart.locator(".scatterlayer .trace")).to_have_count(3)
+        box, column = chart.bounding_box(), main(page).bounding_box()
+        assert box["x"] + box["width"] <= column["x"] + column["width"] + 1
+        chart.scroll_into_view_if_needed()
+        chart.screenshot(path=screenshot_dir / f"tokentax-curve-1024-{theme}.png")
+    finally:
+        context.close()
