@@ -1,4 +1,6 @@
 """Chart builders: plain functions from trace records to Plotly figures (tested without a browser).
+(Over 400 lines: every chart of the app in one place, each a short function sharing one frame,
+font sizes and colours; split by page, the theme's rules would be copied.)
 
 Fonts are large and colours few and strong: these charts are read from the back of a room.
 """

@@ -17,7 +17,7 @@ def test_every_page_runs_without_results(page_path):
     at = new_app()
     at.switch_page(page_path).run()
     assert not at.exception
-    assert at.title[0].value in ("Corpus", "Merges", "Compare", "Inspect", "Token tax")
+    assert at.title[0].value in ("Corpus", "Merges", "Compare", "Inspect", "Unigram", "Token tax")
 
 
 def test_seed_000_preset_trains_the_seeds_merges():
