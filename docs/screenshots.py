@@ -3,8 +3,8 @@
     make screenshots        (or: .venv/bin/python docs/screenshots.py)
 
 Starts `streamlit run app.py` on a free local port, drives Debian's Chromium through Playwright
-(the same way the browser tests do), loads seed 000, trains it, and photographs the Corpus,
-Merges (step 2), Compare and Inspect pages. At 1024 pixels the sidebar is open, as on a projector.
+(the same way the browser tests do), loads seed 000, trains it (Unigram too, at 20 pieces), and
+photographs the Corpus, Merges (step 2), Compare, Inspect, Unigram and Token tax pages. At 1024 pixels the sidebar is open, as on a projector.
 Files: docs/screenshots/<page>-<width>-<theme>.png. Look at every one after a change to a page.
 """
 from __future__ import annotations
@@ -24,7 +24,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--no-first-run"]
 WIDTHS = (1024, 1280)
 THEMES = ("light", "dark")
-PAGES = (("corpus", "Corpus"), ("merges", "Merges"), ("compare", "Compare"), ("inspect", "Inspect"))
+PAGES = (("corpus", "Corpus"), ("merges", "Merges"), ("compare", "Compare"), ("inspect", "Inspect"),
+         ("unigram", "Unigram"), ("languages", "Token tax"))
+UNIGRAM_SIZE = 20          # seed 000 accepts 12 to 26 pieces
 
 
 def _free_port() -> int:
@@ -88,6 +90,35 @@ def _shoot(tab, path: Path) -> None:
     tab.set_viewport_size(size)
 
 
+def _to_step(tab, k: int) -> None:
+    """The Merges page at step k (training Unigram took it back to step 0): Next, one step at a time."""
+    sentence = tab.locator(".mg-sentence").first
+    for step in range(1, k + 1):
+        if f"Step {k} of" in sentence.inner_text():
+            return
+        tab.get_by_role("button", name="Next").click()
+        sentence.get_by_text(f"Step {step} of").wait_for()
+        _idle(tab)
+
+
+def _train_unigram_too(tab) -> None:
+    """On the Corpus page: opt in to Unigram at UNIGRAM_SIZE pieces and train all four."""
+    tab.get_by_test_id("stSidebarNav").get_by_role("link", name="Corpus").click()
+    tab.get_by_role("heading", name="Corpus", exact=True).first.wait_for()
+    _idle(tab)
+    tab.locator(".st-key-corpus_unigram_on").get_by_text("Train Unigram too").click()
+    box = tab.locator(".st-key-corpus_unigram_vocab_size input")
+    box.wait_for()
+    _idle(tab)
+    box.fill(str(UNIGRAM_SIZE))
+    box.press("Enter")
+    tab.get_by_text("This corpus accepts a Unigram vocabulary of").first.wait_for()
+    _idle(tab)
+    tab.get_by_role("button", name="Train all four").first.click()
+    tab.get_by_text("Trained all four").first.wait_for()
+    _idle(tab)
+
+
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
@@ -107,10 +138,13 @@ def main() -> int:
                     tab.goto(url + "/merges?preset=seed-000&step=2")   # loads and trains seed 000
                     tab.locator(".mg-sentence").first.get_by_text("Step 2 of").wait_for()
                     _idle(tab)
+                    _train_unigram_too(tab)
                     for slug, title in PAGES:   # through the sidebar: the same session, trained
                         tab.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
                         tab.get_by_role("heading", name=title, exact=True).first.wait_for()
                         _idle(tab)
+                        if slug == "merges":
+                            _to_step(tab, 2)
                         path = OUT / f"{slug}-{width}-{theme}.png"
                         _shoot(tab, path)
                         print(path.relative_to(ROOT))
