@@ -143,8 +143,9 @@ def _train(args) -> int:
         except OSError as e:
             raise ConfigError(f"cannot write {args.save}: {e.strerror or e}") from None
     if args.json:
-        json.dump(trace_report(trace), sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        # json.dumps, not json.dump: dump streams through the pure-Python encoder in thousands of
+        # small writes (7 s of a 9 s run on 8 MB); dumps encodes in C at once (same text)
+        sys.stdout.write(json.dumps(trace_report(trace), ensure_ascii=False) + "\n")
         return 0
     out = sys.stdout
     for s in trace.steps:
@@ -173,8 +174,7 @@ def _train_unigram(args) -> int:
         except OSError as e:
             raise ConfigError(f"cannot write {args.save}: {e.strerror or e}") from None
     if args.json:
-        json.dump(trace.to_json(), sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(json.dumps(trace.to_json(), ensure_ascii=False) + "\n")
         return 0
     out = sys.stdout
     out.write(f"seeds: {len(trace.seeds)} pieces ({len(trace.required_chars)} characters)\n")
