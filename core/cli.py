@@ -76,6 +76,8 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("pretrained", help="list the pretrained tokenizers that load offline")
 
+    sub.add_parser("info", help="say which path the trainer runs (compiled fast path or pure Python)")
+
     k = sub.add_parser("count", help="count the words of large text files into a word-count table")
     k.add_argument("inputs", nargs="+", metavar="INPUT")
     k.add_argument("--pre-tokenizer", choices=PRE_TOKENIZERS, default="whitespace")
@@ -241,6 +243,12 @@ def _pretrained(args) -> int:
     return 0
 
 
+def _info(args) -> int:
+    from .trainer import TRAINER_PATH
+    sys.stdout.write(f"trainer: {TRAINER_PATH}\n")
+    return 0
+
+
 def _count(args) -> int:
     from .scale import count_files, terminal_progress
     if args.workers is not None and args.workers < 1:
@@ -279,7 +287,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         args = _parser().parse_args(argv)
         commands = {"train": _train, "encode": _encode, "decode": _decode, "pretrained": _pretrained,
-                    "count": _count, "combine": _combine}
+                    "count": _count, "combine": _combine, "info": _info}
         return commands[args.command](args)
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 2

@@ -16,7 +16,7 @@ from core.corpus import corpus_stats, decode_text, read_word_count_table
 from core.errors import CorpusError, PlaygroundError
 from core.pipeline import NORMALIZERS, PRE_TOKENIZERS
 from core.limits import MAX_VOCAB_SIZE
-from core.trainer import END_OF_WORD_MODES, MODELS, SCORE_RULES, TIE_RULES
+from core.trainer import END_OF_WORD_MODES, MODELS, SCORE_RULES, TIE_RULES, TRAINER_PATH
 from playground import merges_control, state, training, views
 from playground.state import MODEL_LABELS, Corpus, CorpusKeys as K, Settings
 from playground.startup import through_app
@@ -419,7 +419,7 @@ if pasted.strip() and (corpus is None or corpus.text != pasted):
 train_label = "Train all three" + (f" on “{views.md_escape(corpus.name)}”" if corpus is not None else "")
 if st.button(train_label, key=K.TRAIN, type="primary", disabled=corpus is None,
              help="Trains BPE, byte-level BPE and WordPiece on the current corpus; a result already trained "
-                  "is reused."):
+                  f"is reused. The trainer runs its {TRAINER_PATH} (the same merges either way)."):
     with st.status("Training BPE, byte-level BPE and WordPiece…", expanded=True) as status:
         try:
             results = training.train_all(corpus, settings)
