@@ -281,7 +281,7 @@ def initial_vocab(words: WordCounts, config: TrainConfig) -> tuple[list[str], li
 class _Trainer:
     def __init__(self, words: WordCounts, config: TrainConfig, fast: bool = True):
         self.config = config
-        self.fast = fast   # use the compiled loops when they are built (FAST_PATH)
+        self.fast = fast   # use the compiled loops when they are built (FAST_PATH); see below
         self.model = config.model
         self.rule = config.tie_break
         self.likelihood = config.model == "wordpiece" and config.score == "likelihood"
@@ -296,6 +296,8 @@ class _Trainer:
         self.word_counts = words
         self.total_tokens = sum(len(w) * c for w, c in zip(self.words, self.counts))
         self.initial_total_tokens = self.total_tokens
+        # the compiled loops sum count changes in 64-bit integers and pack symbol ids in 31 bits
+        self.fast = fast and self.total_tokens < 2 ** 62 and len(self.vocab) + MAX_VOCAB_SIZE < 2 ** 31
         self.symbol_freq: list[int] = [0] * len(self.vocab)
         self.pair_count: dict[tuple[int, int], int] = {}
         self.pair_words: dict[tuple[int, int], list[int]] = {}
@@ -352,8 +354,14 @@ class _Trainer:
         moved up (`earlier`). A pair whose place got worse keeps its old entry (see _pop_best).
         Values: a pair's count; for likelihood the exact score count / (freq(x) freq(y)) as a
         reduced (numerator, denominator): equal scores, equal tuples."""
-        pair_value, pair_count, hist, freq = self.pair_value, self.pair_count, self.value_hist, self.symbol_freq
-        heap, entry, likelihood, min_freq = self.heap, self._entry, self.likelihood, self.min_freq
+        revalue = _fast.revalue if _fast is not None and self.fast else self._revalue_pairs
+        revalue(pairs, earlier, queue, self.pair_value, self.pair_count, self.value_hist, self.symbol_freq,
+                self.heap, self._entry, self.likelihood, self.min_freq)
+
+    @staticmethod
+    def _revalue_pairs(pairs, earlier, queue, pair_value, pair_count, hist, freq, heap, entry, likelihood,
+                       min_freq) -> None:
+        """_revalue's loop; core/fast/_merge.pyx's revalue is this compiled."""
         for q in pairs:
             old = pair_value.pop(q, None)
             if old is not None:
@@ -508,21 +516,8 @@ class _Trainer:
         changes.pop(p, None)  # the merged pair is gone from every word it was in
         recompute.discard(p)
         likelihood, symbol_pairs = self.likelihood, self.symbol_pairs
-        for q, d in changes.items():
-            n = pair_count.get(q, 0) + d
-            if n > 0:
-                if likelihood and q not in pair_count:
-                    symbol_pairs.setdefault(q[0], set()).add(q)
-                    symbol_pairs.setdefault(q[1], set()).add(q)
-                pair_count[q] = n
-            else:
-                pair_count.pop(q, None)
-                pair_words.pop(q, None)
-                first_key.pop(q, None)
-                if likelihood:
-                    symbol_pairs.get(q[0], set()).discard(q)
-                    symbol_pairs.get(q[1], set()).discard(q)
-                recompute.discard(q)
+        apply_changes = _fast.apply_changes if _fast is not None and self.fast else self._apply_changes
+        apply_changes(changes, pair_count, pair_words, first_key, recompute, likelihood, symbol_pairs)
         pair_count.pop(p, None)
         first_key.pop(p, None)
         for q in recompute:
@@ -651,6 +646,26 @@ class _Trainer:
                     if first_key.get(q, (-1,))[0] == wi:
                         recompute.add(q)
         return changes, recompute, earlier, changed, changed_total, merged_tokens
+
+    @staticmethod
+    def _apply_changes(changes, pair_count, pair_words, first_key, recompute, likelihood, symbol_pairs) -> None:
+        """Add a merge's count deltas to pair_count; a pair whose count reaches 0 leaves every
+        index. core/fast/_merge.pyx's apply_changes is this compiled."""
+        for q, d in changes.items():
+            n = pair_count.get(q, 0) + d
+            if n > 0:
+                if likelihood and q not in pair_count:
+                    symbol_pairs.setdefault(q[0], set()).add(q)
+                    symbol_pairs.setdefault(q[1], set()).add(q)
+                pair_count[q] = n
+            else:
+                pair_count.pop(q, None)
+                pair_words.pop(q, None)
+                first_key.pop(q, None)
+                if likelihood:
+                    symbol_pairs.get(q[0], set()).discard(q)
+                    symbol_pairs.get(q[1], set()).discard(q)
+                recompute.discard(q)
 
     def _score_value(self, count, value):
         if self.model != "wordpiece":
