@@ -354,14 +354,18 @@ class _Trainer:
         moved up (`earlier`). A pair whose place got worse keeps its old entry (see _pop_best).
         Values: a pair's count; for likelihood the exact score count / (freq(x) freq(y)) as a
         reduced (numerator, denominator): equal scores, equal tuples."""
-        revalue = _fast.revalue if _fast is not None and self.fast else self._revalue_pairs
-        revalue(pairs, earlier, queue, self.pair_value, self.pair_count, self.value_hist, self.symbol_freq,
-                self.heap, self._entry, self.likelihood, self.min_freq)
+        if _fast is not None and self.fast:   # the same, with _entry's tuples built in C
+            _fast.revalue(pairs, earlier, queue, self.pair_value, self.pair_count, self.value_hist,
+                          self.symbol_freq, self.heap, self.likelihood, self.min_freq,
+                          TIE_RULES.index(self.rule), self.first_key, self.vocab, _Descending)
+            return
+        self._revalue_pairs(pairs, earlier, queue, self.pair_value, self.pair_count, self.value_hist,
+                            self.symbol_freq, self.heap, self._entry, self.likelihood, self.min_freq)
 
     @staticmethod
     def _revalue_pairs(pairs, earlier, queue, pair_value, pair_count, hist, freq, heap, entry, likelihood,
                        min_freq) -> None:
-        """_revalue's loop; core/fast/_merge.pyx's revalue is this compiled."""
+        """_revalue's loop; core/fast/_merge.pyx's revalue is this compiled (with _entry inlined)."""
         for q in pairs:
             old = pair_value.pop(q, None)
             if old is not None:

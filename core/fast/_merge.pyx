@@ -321,10 +321,11 @@ def apply_changes(dict changes, dict pair_count, dict pair_words, dict first_key
             recompute.discard(q)
 
 
-def revalue(pairs, earlier, bint queue, dict pair_value, dict pair_count, dict hist, list freq, list heap, entry,
-            bint likelihood, min_freq):
-    """See core/trainer.py, _Trainer._revalue_pairs."""
-    cdef object q, old, n, c, d, g, v
+def revalue(pairs, earlier, bint queue, dict pair_value, dict pair_count, dict hist, list freq, list heap,
+            bint likelihood, min_freq, int rule, dict first_key, list vocab, descending):
+    """See core/trainer.py, _Trainer._revalue_pairs; a heap entry is built here as _Trainer._entry
+    builds it (rule: the index in TIE_RULES = first, hf, lexical; descending: _Descending)."""
+    cdef object q, old, n, c, d, g, v, k
     cdef bint better
     for q in pairs:
         old = pair_value.pop(q, None)
@@ -348,4 +349,13 @@ def revalue(pairs, earlier, bint queue, dict pair_value, dict pair_count, dict h
         pair_value[q] = v
         hist[v] = hist.get(v, 0) + 1
         if queue and (better or q in earlier):
-            heappush(heap, entry(q))
+            if rule == 0:
+                k = first_key[q]
+            elif rule == 1:
+                k = q
+            else:
+                k = (vocab[q[0]], vocab[q[1]])
+            if likelihood:
+                heappush(heap, (-v[0] / v[1], descending(v), k[0], k[1], q[0], q[1]))
+            else:
+                heappush(heap, (-v, 0, k[0], k[1], q[0], q[1]))
