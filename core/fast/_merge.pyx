@@ -71,6 +71,7 @@ cdef class _PairTable:
     cdef long long* deltas
     cdef Py_ssize_t n, cap
     cdef list tuples
+    cdef list lists             # each pair's pair_words list once looked up (_UNSEEN: not yet)
 
     def __cinit__(self):
         self.mask = 1023
@@ -83,6 +84,7 @@ cdef class _PairTable:
             raise MemoryError()
         self.n = 0
         self.tuples = []
+        self.lists = []
 
     def __dealloc__(self):
         free(self.table)
@@ -111,6 +113,7 @@ cdef class _PairTable:
         self.keys[i] = key
         self.deltas[i] = 0
         self.tuples.append((x_obj, y_obj))
+        self.lists.append(_UNSEEN)
         self.table[h] = i + 1
         self.n += 1
         if 2 * self.n > self.mask:   # keep the table at most half full
@@ -126,6 +129,9 @@ cdef class _PairTable:
         return i
 
 
+_UNSEEN = object()
+
+
 cdef inline object _at(list old, Py_ssize_t k, object ab):
     return <object>PyList_GET_ITEM(old, k) if k >= 0 else ab
 
@@ -136,19 +142,18 @@ def merge_words(list word_list, list words, list counts, object a_obj, object b_
     """See core/trainer.py, _Trainer._merge_words. Symbol ids must fit in 31 bits and the count
     deltas in 63 (the trainer checks its total tokens before choosing this path)."""
     cdef long a = a_obj, b = b_obj, ab = ab_obj, prev
-    cdef long long c_ll
+    cdef long long c_ll, merged_ll = 0
     cdef set recompute = set()
     cdef set earlier = set()
     cdef list changed = []
     cdef Py_ssize_t changed_total = 0
-    merged_tokens = 0
     cdef _Buffers buf = _Buffers()
     cdef _PairTable table = _PairTable()
     cdef Py_ssize_t n, i, j, k, nn, occ, merged_until, wi, t, x, ncreated, nlost
     cdef bint has_a
     cdef long* syms
     cdef Py_ssize_t* src
-    cdef list old, new, lst, tuples = table.tuples
+    cdef list old, new, lst, tuples = table.tuples, lists = table.lists
     cdef object c, q, prev_obj, nxt, cur, cand, o
     for wi_obj in word_list:
         wi = wi_obj
@@ -230,15 +235,21 @@ def merge_words(list word_list, list words, list counts, object a_obj, object b_
             PyList_SET_ITEM(new, k, o)
         words[wi] = new
         changed_total += 1
-        merged_tokens += occ * c
+        merged_ll += occ * c_ll
         if len(changed) < max_changed:
             changed.append(changed_word(tuple(old), tuple(new), c))
         for t in range(ncreated):
-            q = <object>PyList_GET_ITEM(tuples, buf.created[t])
-            o = pair_words.get(q)
-            if o is None:
-                pair_words[q] = [wi_obj]
-                continue
+            x = buf.created[t]
+            o = <object>PyList_GET_ITEM(lists, x)
+            if o is _UNSEEN:   # first time this merge: look the pair's word list up once
+                q = <object>PyList_GET_ITEM(tuples, x)
+                o = pair_words.get(q)
+                if o is None:
+                    o = [wi_obj]
+                    pair_words[q] = o
+                    lists[x] = o
+                    continue
+                lists[x] = o
             lst = <list>o
             x = lst[PyList_GET_SIZE(lst) - 1]
             if x < wi:
@@ -268,7 +279,7 @@ def merge_words(list word_list, list words, list counts, object a_obj, object b_
     cdef dict changes = {}
     for t in range(table.n):
         changes[<object>PyList_GET_ITEM(tuples, t)] = table.deltas[t]
-    return changes, recompute, earlier, changed, changed_total, merged_tokens
+    return changes, recompute, earlier, changed, changed_total, merged_ll
 
 
 def count_initial_pairs(list words, list counts, list freq, dict pair_count, dict pair_words, dict first_key,
