@@ -287,8 +287,9 @@ def count_initial_pairs(list words, list counts, list freq, dict pair_count, dic
     """See core/trainer.py, _Trainer._count_pairs."""
     cdef Py_ssize_t wi, off, n
     cdef list syms, lst
-    cdef object c, p, m, s, x, y
+    cdef object c, p, m, s, x, y, wi_obj
     for wi in range(len(words)):
+        wi_obj = wi   # one int object per word, shared by all its entries (as in Python)
         syms = <list>words[wi]
         c = counts[wi]
         n = PyList_GET_SIZE(syms)
@@ -300,14 +301,14 @@ def count_initial_pairs(list words, list counts, list freq, dict pair_count, dic
             m = pair_count.get(p)
             if m is None:
                 pair_count[p] = c
-                pair_words[p] = [wi]
+                pair_words[p] = [wi_obj]
                 if track_first:
-                    first_key[p] = (wi, off)
+                    first_key[p] = (wi_obj, off)
             else:
                 pair_count[p] = m + c
                 lst = <list>pair_words[p]
-                if lst[PyList_GET_SIZE(lst) - 1] != wi:
-                    lst.append(wi)
+                if lst[PyList_GET_SIZE(lst) - 1] is not wi_obj:
+                    lst.append(wi_obj)
 
 
 def apply_changes(dict changes, dict pair_count, dict pair_words, dict first_key, set recompute,
