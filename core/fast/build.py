@@ -34,7 +34,7 @@ def main() -> int:
     except Exception as e:  # noqa: BLE001 - no compiler, headers missing...: carry on without it
         print(f"core/fast: not built ({type(e).__name__}: {e}): the trainer runs its pure-Python path")
         return 1
-    print("core/fast: built the compiled fast path")
+    print("core/fast: the compiled fast path is ready (built now or already up to date)")
     return 0
 
 
