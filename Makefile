@@ -3,6 +3,9 @@
 #   make test   the import layers (lint-imports, see .importlinter), then the whole suite,
 #               browser tests included
 #   make screenshots   docs/screenshots/: every page at 1024 and 1280 px, light and dark
+#   make fast    the trainer's optional compiled loops (core/fast, Cython + a C compiler); without
+#                them everything works on the pure-Python path (`python -m core info` says which)
+#   make bench   training speed against Hugging Face on hard data (bench/speed.py, ~4 min)
 # Both create .venv on first use; stamp files in .venv keep a second run from reinstalling
 # (they are remade when a requirements file changes).
 
@@ -12,7 +15,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test screenshots chromium clean
+.PHONY: run test screenshots chromium clean fast bench
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +32,15 @@ $(VENV)/.dev-installed: requirements-dev.txt requirements.txt requirements-data.
 	touch $@
 
 run: $(VENV)/.run-installed
+	-@$(PY) core/fast/build.py
 	$(PY) -m streamlit run app.py --server.port 8501
+
+# The compiled fast path is optional: a failed build (no Cython, no compiler) is said and ignored.
+fast: $(VENV)/.dev-installed
+	-@$(PY) core/fast/build.py
+
+bench: fast
+	$(PY) bench/speed.py
 
 # Browser tests drive Debian's chromium through Playwright (Playwright's own browser download
 # is not used). Installed here when missing and we are root; otherwise we say how and stop.
@@ -44,6 +55,7 @@ chromium:
 	fi
 
 test: $(VENV)/.dev-installed chromium
+	-@$(PY) core/fast/build.py
 	$(VENV)/bin/lint-imports --no-logo
 	$(PY) -m pytest -q
 
@@ -51,4 +63,4 @@ screenshots: $(VENV)/.dev-installed chromium
 	$(PY) docs/screenshots.py
 
 clean:
-	rm -rf $(VENV) tests/screenshots .pytest_cache .import_linter_cache
+	rm -rf $(VENV) tests/screenshots .pytest_cache .import_linter_cache build core/fast/_merge.c core/fast/_merge.*.so

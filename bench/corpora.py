@@ -105,3 +105,98 @@ def scale_rows(n: int) -> list[tuple[str, int, int]]:
     if len(items) < FULL_ROWS:
         raise RuntimeError(f"the sources give only {len(items):,} unique words")
     return items[::FULL_ROWS // n][:n]
+
+
+# ---------------------------------------------------------------- hard corpora (bench/speed.py)
+
+ENGLISH_BYTES = 8_600_000
+_DOC_SUFFIXES = (".rst", ".md", ".txt")
+
+
+def _site_packages() -> Path:
+    import sysconfig
+    return Path(sysconfig.get_paths()["purelib"])
+
+
+def _prose_line(line: str) -> bool:
+    """A line of running English: mostly letters and spaces, several words, no code markup."""
+    s = line.strip()
+    if len(s) < 30 or s.startswith((">>>", "...", "$", "#", "|", "..", "::", "```", "    ")):
+        return False
+    letters = sum(ch.isalpha() or ch == " " for ch in s)
+    return letters >= 0.85 * len(s) and s.count(" ") >= 4 and s.isascii()
+
+
+def english_text(min_bytes: int = ENGLISH_BYTES) -> str:
+    """English prose from what installed packages ship, not the KJV: the documentation files
+    (.rst/.md/.txt, licence texts, METADATA descriptions) and the docstrings and comments of the
+    .py files under site-packages, read in sorted path order, keeping prose lines only
+    (`_prose_line`); each distinct line once. Run again from the start if it ends before
+    `min_bytes` (it does not on this machine's venv: ~49k unique GPT-2 words)."""
+    root = _site_packages()
+    paths = sorted(p for p in root.rglob("*") if p.is_file() and (
+        p.suffix in _DOC_SUFFIXES or p.name.startswith(("LICENSE", "LICENCE", "COPYING")) or p.name == "METADATA"
+        or p.suffix == ".py"))
+    seen: set[str] = set()
+    lines: list[str] = []
+    size = 0
+    for p in paths:
+        try:
+            text = p.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        for line in text.split("\n"):
+            s = line.strip().lstrip("#").strip() if p.suffix == ".py" else line.strip()
+            if not _prose_line(s) or s in seen:
+                continue
+            seen.add(s)
+            lines.append(s)
+            size += len(s) + 1
+            if size >= min_bytes:
+                return "\n".join(lines) + "\n"
+    if not lines:
+        raise RuntimeError("no English prose found under " + str(root))
+    out = "\n".join(lines) + "\n"
+    return (out * (min_bytes // len(out) + 1))[:min_bytes]
+
+
+CORPORA["english"] = ("English prose from installed packages' docs, docstrings and comments (not the KJV)", english_text)
+
+
+def zipf_rows(n: int = 1_000_000, seed: int = 7) -> list[tuple[str, int]]:
+    """A word-count table like the ones users bring: n unique words, mostly short (about 12
+    characters), counts falling off as Zipf's law (rank r gets max(1, 0.6 n // r): ranks past
+    0.3 n, 70 %, are seen once), in rank order. Words, from real text: English words (the English
+    corpus and the KJV, GPT-2 pre-tokens, with their leading space), jieba's Chinese dictionary
+    words, those glued in twos (compounds, identifiers: " bookkeeper", "getValue"-like, 中文词组),
+    and numbers ("1,234", "3.14", "2026"); the frequent ranks go to shorter words, with noise."""
+    import random
+    from core.corpora import jieba_words
+    from core.pipeline import pre_tokenize_words
+    rng = random.Random(seed)
+    english = list(dict.fromkeys(w for line in (english_text(2_000_000) + kjv_text()).split("\n")
+                                 for w in pre_tokenize_words(line, "gpt2") if any(c.isalpha() for c in w)))
+    chinese = jieba_words()
+    pool: dict[str, None] = {}
+    while len(pool) < n:
+        r = rng.random()
+        if r < 0.12:
+            w = rng.choice(english)
+        elif r < 0.22:
+            w = rng.choice(chinese)
+        elif r < 0.55:
+            w = rng.choice(english) + rng.choice(english).strip().lower()
+        elif r < 0.67:
+            w = rng.choice(english).strip() + rng.choice(english).strip().capitalize()
+        elif r < 0.85:
+            w = rng.choice(chinese) + rng.choice(chinese)
+        elif r < 0.93:
+            w = " " + str(rng.randint(0, 10 ** rng.randint(1, 7)))
+        else:
+            w = f"{rng.randint(0, 9999):,}.{rng.randint(0, 99):02d}"
+        pool.setdefault(w, None)
+    words = list(pool)[:n]
+    rng.shuffle(words)
+    words.sort(key=lambda w: len(w) + rng.gauss(0, 4))
+    top = int(0.6 * n)
+    return [(w, max(1, top // (r + 1))) for r, w in enumerate(words)]

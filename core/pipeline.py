@@ -225,6 +225,9 @@ def count_pieces(text: str, name: str, *, keep_newlines: bool = False) -> Counte
         return runs
     split, out = _pattern(name).findall, Counter()
     for run, n in runs.items():
+        if run.isascii() and run.isalnum():
+            out[run] += n   # no punctuation, no CJK: bert and chars keep it whole (most English runs)
+            continue
         for piece in split(run):
             out[piece] += n
     return out

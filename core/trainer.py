@@ -53,6 +53,16 @@ from .errors import ConfigError, CorpusError
 from .limits import MAX_CHANGED_WORDS, MAX_TRAINING_WORD_CHARS, MAX_VOCAB_SIZE
 from .pipeline import DEFAULT_PRE_TOKENIZER, NORMALIZERS, PRE_TOKENIZERS
 
+try:   # the compiled loops, built by `make fast` (core/fast/build.py); optional: see FAST_PATH
+    from .fast import _merge as _fast
+except ImportError:
+    _fast = None
+
+# What the CLI and the app report: which path trains. Both give the same trace, merge for merge
+# (tests/core/test_fast_path.py); the Python one is the readable reference.
+FAST_PATH = _fast is not None
+TRAINER_PATH = "compiled fast path (core/fast/_merge)" if FAST_PATH else "pure-Python path"
+
 MODELS = ("bpe", "bbpe", "wordpiece")
 MODEL_LABELS = {"bpe": "BPE", "bbpe": "Byte-level BPE", "wordpiece": "WordPiece"}   # as every view names them
 TIE_RULES = ("first", "hf", "lexical")
@@ -269,8 +279,9 @@ def initial_vocab(words: WordCounts, config: TrainConfig) -> tuple[list[str], li
 # ---------------------------------------------------------------- the trainer
 
 class _Trainer:
-    def __init__(self, words: WordCounts, config: TrainConfig):
+    def __init__(self, words: WordCounts, config: TrainConfig, fast: bool = True):
         self.config = config
+        self.fast = fast   # use the compiled loops when they are built (FAST_PATH); see below
         self.model = config.model
         self.rule = config.tie_break
         self.likelihood = config.model == "wordpiece" and config.score == "likelihood"
@@ -285,6 +296,8 @@ class _Trainer:
         self.word_counts = words
         self.total_tokens = sum(len(w) * c for w, c in zip(self.words, self.counts))
         self.initial_total_tokens = self.total_tokens
+        # the compiled loops sum count changes in 64-bit integers and pack symbol ids in 31 bits
+        self.fast = fast and self.total_tokens < 2 ** 62 and len(self.vocab) + MAX_VOCAB_SIZE < 2 ** 31
         self.symbol_freq: list[int] = [0] * len(self.vocab)
         self.pair_count: dict[tuple[int, int], int] = {}
         self.pair_words: dict[tuple[int, int], list[int]] = {}
@@ -299,10 +312,23 @@ class _Trainer:
     # -- setup
 
     def _count_initial_pairs(self) -> None:
-        pair_count, pair_words, first_key = self.pair_count, self.pair_words, self.first_key
-        track_first = self.rule == "first"
-        freq = self.symbol_freq
-        for wi, (syms, c) in enumerate(zip(self.words, self.counts)):
+        pair_count = self.pair_count
+        count_pairs = _fast.count_initial_pairs if _fast is not None and self.fast else self._count_pairs
+        count_pairs(self.words, self.counts, self.symbol_freq, pair_count, self.pair_words, self.first_key,
+                    self.rule == "first")
+        if self.likelihood:
+            for p in pair_count:
+                self.symbol_pairs.setdefault(p[0], set()).add(p)
+                self.symbol_pairs.setdefault(p[1], set()).add(p)
+        self._revalue(pair_count, queue=False)
+        self.heap = [self._entry(p) for p in self.pair_value]
+        heapq.heapify(self.heap)
+
+    @staticmethod
+    def _count_pairs(words, counts, freq, pair_count, pair_words, first_key, track_first) -> None:
+        """Symbol frequencies, pair counts, pair -> word lists (and first occurrences) of the
+        initial words; core/fast/_merge.pyx's count_initial_pairs is this compiled."""
+        for wi, (syms, c) in enumerate(zip(words, counts)):
             for s in syms:
                 freq[s] += c
             for off in range(len(syms) - 1):
@@ -318,13 +344,6 @@ class _Trainer:
                     lst = pair_words[p]
                     if lst[-1] != wi:
                         lst.append(wi)
-        if self.likelihood:
-            for p in pair_count:
-                self.symbol_pairs.setdefault(p[0], set()).add(p)
-                self.symbol_pairs.setdefault(p[1], set()).add(p)
-        self._revalue(pair_count, queue=False)
-        self.heap = [self._entry(p) for p in self.pair_value]
-        heapq.heapify(self.heap)
 
     # -- values and keys
 
@@ -335,8 +354,18 @@ class _Trainer:
         moved up (`earlier`). A pair whose place got worse keeps its old entry (see _pop_best).
         Values: a pair's count; for likelihood the exact score count / (freq(x) freq(y)) as a
         reduced (numerator, denominator): equal scores, equal tuples."""
-        pair_value, pair_count, hist, freq = self.pair_value, self.pair_count, self.value_hist, self.symbol_freq
-        heap, entry, likelihood, min_freq = self.heap, self._entry, self.likelihood, self.min_freq
+        if _fast is not None and self.fast:   # the same, with _entry's tuples built in C
+            _fast.revalue(pairs, earlier, queue, self.pair_value, self.pair_count, self.value_hist,
+                          self.symbol_freq, self.heap, self.likelihood, self.min_freq,
+                          TIE_RULES.index(self.rule), self.first_key, self.vocab, _Descending)
+            return
+        self._revalue_pairs(pairs, earlier, queue, self.pair_value, self.pair_count, self.value_hist,
+                            self.symbol_freq, self.heap, self._entry, self.likelihood, self.min_freq)
+
+    @staticmethod
+    def _revalue_pairs(pairs, earlier, queue, pair_value, pair_count, hist, freq, heap, entry, likelihood,
+                       min_freq) -> None:
+        """_revalue's loop; core/fast/_merge.pyx's revalue is this compiled (with _entry inlined)."""
         for q in pairs:
             old = pair_value.pop(q, None)
             if old is not None:
@@ -475,18 +504,63 @@ class _Trainer:
             self.symbol_freq.append(0)
         ab = new_id
 
-        pair_count, pair_words, words, counts = self.pair_count, self.pair_words, self.words, self.counts
-        track_first = self.rule == "first"
-        first_key = self.first_key
+        # The words the pair is in, rebuilt (the one loop whose cost grows with the corpus): the
+        # compiled fast path when it is built (core/fast), the same steps in Python otherwise.
+        merge_words = _fast.merge_words if _fast is not None and self.fast else self._merge_words
+        changes, recompute, earlier, changed, changed_total, merged_tokens = merge_words(
+            self.pair_words.pop(p), self.words, self.counts, a, b, ab, self.pair_words, self.first_key,
+            self.units, self.rule == "first", MAX_CHANGED_WORDS, ChangedWord)
+        freq = self.symbol_freq
+        pair_count, pair_words, first_key = self.pair_count, self.pair_words, self.first_key
+        freq[a] -= merged_tokens
+        freq[b] -= merged_tokens
+        freq[ab] += merged_tokens
+        self.total_tokens -= merged_tokens
+
+        changes.pop(p, None)  # the merged pair is gone from every word it was in
+        recompute.discard(p)
+        likelihood, symbol_pairs = self.likelihood, self.symbol_pairs
+        apply_changes = _fast.apply_changes if _fast is not None and self.fast else self._apply_changes
+        apply_changes(changes, pair_count, pair_words, first_key, recompute, likelihood, symbol_pairs)
+        pair_count.pop(p, None)
+        first_key.pop(p, None)
+        for q in recompute:
+            first_key[q] = self._first_occurrence(q)
+        # What may have a new value: the pairs whose counts moved (`recompute` and `earlier` are
+        # among them), the merged pair, and for likelihood every pair of a symbol whose
+        # frequency moved.
+        dirty = set(changes)
+        dirty.add(p)
+        if likelihood:
+            for s in (a, b, ab):
+                dirty.update(symbol_pairs.get(s, ()))
+        self._revalue(dirty, earlier)
+        pair_value = self.pair_value
+        if len(self.heap) > 4 * len(pair_value) + 100_000:
+            self.heap = [self._entry(q) for q in pair_value]
+            heapq.heapify(self.heap)
+
+        return MergeStep(index=step_index, pair=(vocab[a], vocab[b]), token=token, id=ab, count=count,
+                         score=self._score_value(count, value), tied=tied, first_word=first_word,
+                         candidates=candidates, changed_words=tuple(changed),
+                         changed_words_total=changed_total, total_tokens=self.total_tokens,
+                         vocab_size=len(vocab))
+
+    @staticmethod
+    def _merge_words(word_list, words, counts, a, b, ab, pair_words, first_key, units, track_first,
+                     max_changed, changed_word):
+        """Merge (a, b) into ab in every word of word_list (indices, may be stale) and return
+        (changes: pair -> count delta, recompute: pairs whose first occurrence must be looked up
+        again, earlier: pairs whose first occurrence moved up, the first `max_changed` changed
+        words, how many changed, tokens merged away). Updates words and pair_words (and
+        first_key) in place. core/fast/_merge.pyx is this function compiled, step for step."""
         changes: dict = {}
         recompute: set = set()
         earlier: set = set()   # pairs whose first occurrence moved up (rule first)
         changed: list[ChangedWord] = []
         changed_total = 0
         merged_tokens = 0
-        freq = self.symbol_freq
-        units = self.units
-        for wi in pair_words.pop(p):
+        for wi in word_list:
             old = words[wi]
             left = old.count(a)   # the `a`s not yet passed: the search stops without an exception
             if not left:
@@ -548,8 +622,8 @@ class _Trainer:
             words[wi] = new
             changed_total += 1
             merged_tokens += occ * c
-            if len(changed) < MAX_CHANGED_WORDS:
-                changed.append(ChangedWord(tuple(old), tuple(new), c))
+            if len(changed) < max_changed:
+                changed.append(changed_word(tuple(old), tuple(new), c))
             for q in created:
                 lst = pair_words.get(q)
                 if lst is None:
@@ -575,14 +649,12 @@ class _Trainer:
                 for q in lost:
                     if first_key.get(q, (-1,))[0] == wi:
                         recompute.add(q)
-        freq[a] -= merged_tokens
-        freq[b] -= merged_tokens
-        freq[ab] += merged_tokens
-        self.total_tokens -= merged_tokens
+        return changes, recompute, earlier, changed, changed_total, merged_tokens
 
-        changes.pop(p, None)  # the merged pair is gone from every word it was in
-        recompute.discard(p)
-        likelihood, symbol_pairs = self.likelihood, self.symbol_pairs
+    @staticmethod
+    def _apply_changes(changes, pair_count, pair_words, first_key, recompute, likelihood, symbol_pairs) -> None:
+        """Add a merge's count deltas to pair_count; a pair whose count reaches 0 leaves every
+        index. core/fast/_merge.pyx's apply_changes is this compiled."""
         for q, d in changes.items():
             n = pair_count.get(q, 0) + d
             if n > 0:
@@ -598,29 +670,6 @@ class _Trainer:
                     symbol_pairs.get(q[0], set()).discard(q)
                     symbol_pairs.get(q[1], set()).discard(q)
                 recompute.discard(q)
-        pair_count.pop(p, None)
-        first_key.pop(p, None)
-        for q in recompute:
-            first_key[q] = self._first_occurrence(q)
-        # What may have a new value: the pairs whose counts moved (`recompute` and `earlier` are
-        # among them), the merged pair, and for likelihood every pair of a symbol whose
-        # frequency moved.
-        dirty = set(changes)
-        dirty.add(p)
-        if likelihood:
-            for s in (a, b, ab):
-                dirty.update(symbol_pairs.get(s, ()))
-        self._revalue(dirty, earlier)
-        pair_value = self.pair_value
-        if len(self.heap) > 4 * len(pair_value) + 100_000:
-            self.heap = [self._entry(q) for q in pair_value]
-            heapq.heapify(self.heap)
-
-        return MergeStep(index=step_index, pair=(vocab[a], vocab[b]), token=token, id=ab, count=count,
-                         score=self._score_value(count, value), tied=tied, first_word=first_word,
-                         candidates=candidates, changed_words=tuple(changed),
-                         changed_words_total=changed_total, total_tokens=self.total_tokens,
-                         vocab_size=len(vocab))
 
     def _score_value(self, count, value):
         if self.model != "wordpiece":
@@ -641,18 +690,19 @@ class _Trainer:
 
 
 def train(words: WordCounts, config: TrainConfig,
-          progress: Optional[Callable[[int, int], None]] = None) -> Trace:
+          progress: Optional[Callable[[int, int], None]] = None, *, fast: bool = True) -> Trace:
     """Train one tokenizer on counted words, recording every merge.
 
     progress(done, planned) is called every few hundred merges (planned = merges the vocabulary
-    size allows; training may stop earlier).
+    size allows; training may stop earlier). fast=False runs the pure-Python loops even when the
+    compiled ones are built (the tests compare the two).
     """
     config = config.resolved()
     if not len(words):
         raise CorpusError("the corpus has no words to train on")
     words, notes = cut_long_words(words)
     with _cyclic_gc_off():
-        return _train(words, config, progress, notes)
+        return _train(words, config, progress, notes, fast)
 
 
 # The cyclic garbage collector is switched off while trainings run: the trainer makes millions of
@@ -680,8 +730,8 @@ def _cyclic_gc_off():
                 gc.enable()
 
 
-def _train(words: WordCounts, config: TrainConfig, progress, notes) -> Trace:
-    trainer = _Trainer(words, config)
+def _train(words: WordCounts, config: TrainConfig, progress, notes, fast: bool = True) -> Trace:
+    trainer = _Trainer(words, config, fast)
     base = len(trainer.vocab)
     if config.vocab_size < base:
         raise ConfigError(f"vocabulary size {config.vocab_size} is below the alphabet: this corpus needs "

@@ -1,0 +1,373 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""The trainer's two corpus-wide loops, compiled: core/trainer.py's _Trainer._merge_words and
+_Trainer._count_pairs, step for step (same arguments, same results, same updates in place).
+The Python methods are the reference; tests/core/test_fast_path.py checks that both give the
+same trace for every model and tie rule. Built by core/fast/build.py (`make fast`); optional.
+
+What is compiled: each word is read once into a C array of symbol ids, scanned for the pair in
+C, and rebuilt from the old list's own int objects. Pair counts, word lists and the trace stay
+the Python dicts and lists the rest of the trainer reads.
+"""
+from cpython.list cimport PyList_New, PyList_SET_ITEM, PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.ref cimport Py_INCREF, PyObject
+from cpython.long cimport PyLong_AsLong
+from libc.stdlib cimport calloc, malloc, realloc, free
+from bisect import bisect_left
+from heapq import heappush
+from math import gcd
+
+
+cdef class _Buffers:
+    """Scratch arrays for one word: its symbol ids; the rebuilt word as positions in the old one
+    (-1: the merged token); the pairs it gains and loses (indices into the merge's _PairTable)
+    and where each gained one starts in the rebuilt word."""
+    cdef long* syms
+    cdef Py_ssize_t* src
+    cdef Py_ssize_t* created
+    cdef Py_ssize_t* created_at
+    cdef Py_ssize_t* lost
+    cdef Py_ssize_t cap
+
+    def __cinit__(self):
+        self.cap = 0
+        self.syms = NULL
+        self.src = NULL
+        self.created = NULL
+        self.created_at = NULL
+        self.lost = NULL
+
+    cdef int grow(self, Py_ssize_t n) except -1:
+        cdef Py_ssize_t cap = max(n, 2 * self.cap, 64)
+        self.syms = <long*>_grown(self.syms, cap * sizeof(long))
+        self.src = <Py_ssize_t*>_grown(self.src, cap * sizeof(Py_ssize_t))
+        self.created = <Py_ssize_t*>_grown(self.created, 2 * cap * sizeof(Py_ssize_t))
+        self.created_at = <Py_ssize_t*>_grown(self.created_at, 2 * cap * sizeof(Py_ssize_t))
+        self.lost = <Py_ssize_t*>_grown(self.lost, 2 * cap * sizeof(Py_ssize_t))
+        self.cap = cap
+        return 0
+
+    def __dealloc__(self):
+        free(self.syms)
+        free(self.src)
+        free(self.created)
+        free(self.created_at)
+        free(self.lost)
+
+
+cdef void* _grown(void* p, size_t size) except NULL:
+    cdef void* q = realloc(p, size)
+    if q == NULL:
+        raise MemoryError()
+    return q
+
+
+cdef class _PairTable:
+    """The pairs one merge touches, in first-touch order: each one's tuple (made once, however
+    many words it is in) and count delta summed in C. Open addressing on (left << 32 | right)."""
+    cdef Py_ssize_t* table      # slot -> index + 1 (0: empty)
+    cdef Py_ssize_t mask
+    cdef int shift
+    cdef unsigned long long* keys
+    cdef long long* deltas
+    cdef Py_ssize_t n, cap
+    cdef list tuples
+    cdef list lists             # each pair's pair_words list once looked up (_UNSEEN: not yet)
+
+    def __cinit__(self):
+        self.mask = 1023
+        self.shift = 64 - 10
+        self.table = <Py_ssize_t*>calloc(1024, sizeof(Py_ssize_t))
+        self.cap = 256
+        self.keys = <unsigned long long*>malloc(self.cap * sizeof(unsigned long long))
+        self.deltas = <long long*>malloc(self.cap * sizeof(long long))
+        if self.table == NULL or self.keys == NULL or self.deltas == NULL:
+            raise MemoryError()
+        self.n = 0
+        self.tuples = []
+        self.lists = []
+
+    def __dealloc__(self):
+        free(self.table)
+        free(self.keys)
+        free(self.deltas)
+
+    cdef Py_ssize_t slot(self, unsigned long long key):
+        cdef Py_ssize_t h = <Py_ssize_t>((key * 0x9E3779B97F4A7C15ULL) >> self.shift)
+        cdef Py_ssize_t s
+        while True:
+            s = self.table[h]
+            if s == 0 or self.keys[s - 1] == key:
+                return h
+            h = (h + 1) & self.mask
+
+    cdef Py_ssize_t index(self, object x_obj, long x, object y_obj, long y) except -1:
+        cdef unsigned long long key = (<unsigned long long>x << 32) | <unsigned long long><unsigned int>y
+        cdef Py_ssize_t h = self.slot(key), i, size
+        if self.table[h]:
+            return self.table[h] - 1
+        if self.n == self.cap:
+            self.cap *= 2
+            self.keys = <unsigned long long*>_grown(self.keys, self.cap * sizeof(unsigned long long))
+            self.deltas = <long long*>_grown(self.deltas, self.cap * sizeof(long long))
+        i = self.n
+        self.keys[i] = key
+        self.deltas[i] = 0
+        self.tuples.append((x_obj, y_obj))
+        self.lists.append(_UNSEEN)
+        self.table[h] = i + 1
+        self.n += 1
+        if 2 * self.n > self.mask:   # keep the table at most half full
+            size = 2 * (self.mask + 1)
+            free(self.table)
+            self.table = <Py_ssize_t*>calloc(size, sizeof(Py_ssize_t))
+            if self.table == NULL:
+                raise MemoryError()
+            self.mask = size - 1
+            self.shift -= 1
+            for i in range(self.n):
+                self.table[self.slot(self.keys[i])] = i + 1
+        return i
+
+
+_UNSEEN = object()
+
+
+cdef inline object _at(list old, Py_ssize_t k, object ab):
+    return <object>PyList_GET_ITEM(old, k) if k >= 0 else ab
+
+
+def merge_words(list word_list, list words, list counts, object a_obj, object b_obj, object ab_obj,
+                dict pair_words, dict first_key, list units, bint track_first, Py_ssize_t max_changed,
+                changed_word):
+    """See core/trainer.py, _Trainer._merge_words. Symbol ids must fit in 31 bits and the count
+    deltas in 63 (the trainer checks its total tokens before choosing this path)."""
+    cdef long a = a_obj, b = b_obj, ab = ab_obj, prev
+    cdef long long c_ll, merged_ll = 0
+    cdef set recompute = set()
+    cdef set earlier = set()
+    cdef list changed = []
+    cdef Py_ssize_t changed_total = 0
+    cdef _Buffers buf = _Buffers()
+    cdef _PairTable table = _PairTable()
+    cdef Py_ssize_t n, i, j, k, nn, occ, merged_until, wi, t, x, ncreated, nlost
+    cdef bint has_a
+    cdef long* syms
+    cdef Py_ssize_t* src
+    cdef list old, new, lst, tuples = table.tuples, lists = table.lists
+    cdef object c, q, prev_obj, nxt, cur, cand, o
+    for wi_obj in word_list:
+        wi = wi_obj
+        old = <list>words[wi]
+        n = PyList_GET_SIZE(old)
+        if n > buf.cap:
+            buf.grow(n)
+        syms, src = buf.syms, buf.src
+        has_a = False
+        for k in range(n):
+            syms[k] = PyLong_AsLong(<object>PyList_GET_ITEM(old, k))
+            if syms[k] == a:
+                has_a = True
+        if not has_a:
+            continue  # stale index entry
+        c = counts[wi]
+        c_ll = c
+        ncreated = 0
+        nlost = 0
+        nn = 0
+        i = 0
+        occ = 0
+        merged_until = -1
+        while True:
+            j = i
+            while j < n and syms[j] != a:
+                j += 1
+            if j >= n:
+                break
+            if j + 1 >= n or syms[j + 1] != b:
+                for k in range(i, j + 1):
+                    src[nn] = k
+                    nn += 1
+                i = j + 1
+                continue
+            if j > i:
+                for k in range(i, j):
+                    src[nn] = k
+                    nn += 1
+            elif j == merged_until and j + 1 < n:
+                ncreated -= 1  # `a b a b`: the (ab, a) the last merge made is merged away
+            if nn:
+                x = src[nn - 1]
+                prev_obj = _at(old, x, ab_obj)
+                prev = syms[x] if x >= 0 else ab
+                t = table.index(prev_obj, prev, a_obj, a)
+                table.deltas[t] -= c_ll
+                buf.lost[nlost] = t
+                nlost += 1
+                t = table.index(prev_obj, prev, ab_obj, ab)
+                table.deltas[t] += c_ll
+                buf.created[ncreated] = t
+                buf.created_at[ncreated] = nn - 1
+                ncreated += 1
+            if j + 2 < n:
+                nxt = <object>PyList_GET_ITEM(old, j + 2)
+                t = table.index(b_obj, b, nxt, syms[j + 2])
+                table.deltas[t] -= c_ll
+                buf.lost[nlost] = t
+                nlost += 1
+                t = table.index(ab_obj, ab, nxt, syms[j + 2])
+                table.deltas[t] += c_ll
+                buf.created[ncreated] = t
+                buf.created_at[ncreated] = nn
+                ncreated += 1
+            src[nn] = -1
+            nn += 1
+            i = merged_until = j + 2
+            occ += 1
+        if not occ:
+            continue  # stale index entry
+        for k in range(i, n):
+            src[nn] = k
+            nn += 1
+        new = PyList_New(nn)
+        for k in range(nn):
+            o = _at(old, src[k], ab_obj)
+            Py_INCREF(o)
+            PyList_SET_ITEM(new, k, o)
+        words[wi] = new
+        changed_total += 1
+        merged_ll += occ * c_ll
+        if len(changed) < max_changed:
+            changed.append(changed_word(tuple(old), tuple(new), c))
+        for t in range(ncreated):
+            x = buf.created[t]
+            o = <object>PyList_GET_ITEM(lists, x)
+            if o is _UNSEEN:   # first time this merge: look the pair's word list up once
+                q = <object>PyList_GET_ITEM(tuples, x)
+                o = pair_words.get(q)
+                if o is None:
+                    o = [wi_obj]
+                    pair_words[q] = o
+                    lists[x] = o
+                    continue
+                lists[x] = o
+            lst = <list>o
+            x = lst[PyList_GET_SIZE(lst) - 1]
+            if x < wi:
+                lst.append(wi_obj)
+            elif x != wi:  # a reused token id: keep the list sorted
+                k = bisect_left(lst, wi_obj)
+                if k == len(lst) or lst[k] != wi_obj:
+                    lst.insert(k, wi_obj)
+        if track_first:
+            for t in range(ncreated):
+                q = <object>PyList_GET_ITEM(tuples, buf.created[t])
+                cur = first_key.get(q)
+                if cur is None or wi <= cur[0]:
+                    k = buf.created_at[t]
+                    o = 0
+                    for j in range(k):
+                        o += units[<object>PyList_GET_ITEM(new, j)]
+                    cand = (wi_obj, o)
+                    if cur is None or cand < cur:
+                        first_key[q] = cand
+                        earlier.add(q)
+            for t in range(nlost):
+                q = <object>PyList_GET_ITEM(tuples, buf.lost[t])
+                cur = first_key.get(q)
+                if cur is not None and cur[0] == wi_obj:
+                    recompute.add(q)
+    cdef dict changes = {}
+    for t in range(table.n):
+        changes[<object>PyList_GET_ITEM(tuples, t)] = table.deltas[t]
+    return changes, recompute, earlier, changed, changed_total, merged_ll
+
+
+def count_initial_pairs(list words, list counts, list freq, dict pair_count, dict pair_words, dict first_key,
+                        bint track_first):
+    """See core/trainer.py, _Trainer._count_pairs."""
+    cdef Py_ssize_t wi, off, n
+    cdef list syms, lst
+    cdef object c, p, m, s, x, y, wi_obj
+    for wi in range(len(words)):
+        wi_obj = wi   # one int object per word, shared by all its entries (as in Python)
+        syms = <list>words[wi]
+        c = counts[wi]
+        n = PyList_GET_SIZE(syms)
+        for off in range(n):
+            s = <object>PyList_GET_ITEM(syms, off)
+            freq[s] += c
+        for off in range(n - 1):
+            p = (<object>PyList_GET_ITEM(syms, off), <object>PyList_GET_ITEM(syms, off + 1))
+            m = pair_count.get(p)
+            if m is None:
+                pair_count[p] = c
+                pair_words[p] = [wi_obj]
+                if track_first:
+                    first_key[p] = (wi_obj, off)
+            else:
+                pair_count[p] = m + c
+                lst = <list>pair_words[p]
+                if lst[PyList_GET_SIZE(lst) - 1] is not wi_obj:
+                    lst.append(wi_obj)
+
+
+def apply_changes(dict changes, dict pair_count, dict pair_words, dict first_key, set recompute,
+                  bint likelihood, dict symbol_pairs):
+    """See core/trainer.py, _Trainer._apply_changes."""
+    cdef object q, d, n, m
+    for q, d in changes.items():
+        m = pair_count.get(q)
+        n = (0 if m is None else m) + d
+        if n > 0:
+            if likelihood and m is None:
+                symbol_pairs.setdefault(q[0], set()).add(q)
+                symbol_pairs.setdefault(q[1], set()).add(q)
+            pair_count[q] = n
+        else:
+            pair_count.pop(q, None)
+            pair_words.pop(q, None)
+            first_key.pop(q, None)
+            if likelihood:
+                symbol_pairs.get(q[0], set()).discard(q)
+                symbol_pairs.get(q[1], set()).discard(q)
+            recompute.discard(q)
+
+
+def revalue(pairs, earlier, bint queue, dict pair_value, dict pair_count, dict hist, list freq, list heap,
+            bint likelihood, min_freq, int rule, dict first_key, list vocab, descending):
+    """See core/trainer.py, _Trainer._revalue_pairs; a heap entry is built here as _Trainer._entry
+    builds it (rule: the index in TIE_RULES = first, hf, lexical; descending: _Descending)."""
+    cdef object q, old, n, c, d, g, v, k
+    cdef bint better
+    for q in pairs:
+        old = pair_value.pop(q, None)
+        if old is not None:
+            n = hist[old] - 1
+            if n:
+                hist[old] = n
+            else:
+                del hist[old]
+        c = pair_count.get(q, 0)
+        if c < min_freq:
+            continue
+        if likelihood:
+            d = freq[q[0]] * freq[q[1]]
+            g = gcd(c, d)
+            v = (c // g, d // g)
+            better = old is None or v[0] * old[1] > old[0] * v[1]
+        else:
+            v = c
+            better = old is None or c > old
+        pair_value[q] = v
+        hist[v] = hist.get(v, 0) + 1
+        if queue and (better or q in earlier):
+            if rule == 0:
+                k = first_key[q]
+            elif rule == 1:
+                k = q
+            else:
+                k = (vocab[q[0]], vocab[q[1]])
+            if likelihood:
+                heappush(heap, (-v[0] / v[1], descending(v), k[0], k[1], q[0], q[1]))
+            else:
+                heappush(heap, (-v, 0, k[0], k[1], q[0], q[1]))

@@ -1,0 +1,42 @@
+"""Build the trainer's compiled loops in place: core/fast/_merge*.so from _merge.pyx.
+
+    python core/fast/build.py      (`make fast`; the Makefile carries on if it fails)
+
+Needs Cython (requirements-dev.txt) and a C compiler. Without either it prints why and exits 1;
+the trainer then runs its pure-Python path, which gives the same traces.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> int:
+    try:
+        from Cython.Build import cythonize
+        from setuptools import Extension
+        from setuptools.dist import Distribution
+    except ImportError as e:
+        print(f"core/fast: not built ({e.name} is not installed): the trainer runs its pure-Python path")
+        return 1
+    os.chdir(HERE.parents[1])
+    ext = Extension("core.fast._merge", [str(Path("core", "fast", "_merge.pyx"))], extra_compile_args=["-O2"])
+    try:
+        modules = cythonize([ext], quiet=True, language_level=3)
+        dist = Distribution({"ext_modules": modules})
+        cmd = dist.get_command_obj("build_ext")
+        cmd.inplace = True
+        cmd.build_temp = str(Path("build", "fast-temp"))
+        dist.run_command("build_ext")
+    except Exception as e:  # noqa: BLE001 - no compiler, headers missing...: carry on without it
+        print(f"core/fast: not built ({type(e).__name__}: {e}): the trainer runs its pure-Python path")
+        return 1
+    print("core/fast: the compiled fast path is ready (built now or already up to date)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

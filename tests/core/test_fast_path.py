@@ -1,0 +1,104 @@
+"""The compiled fast path (core/fast/_merge.pyx) gives the pure-Python trainer's trace, record for
+record, for every model and tie rule: on the seeds' examples, on generated corpora (hypothesis,
+with repeated symbols such as `a a a` and reused tokens) and on half a megabyte of mixed text.
+
+Where the fast path is not built (a machine without Cython or a compiler) the trainer runs its
+pure-Python path: these tests then train each case both ways all the same (`fast=True` falls back),
+so they check that the fallback gives the reference trace, and the module says so in its output
+(`test_which_path_runs`), without failing.
+"""
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from core import trainer as trainer_module
+from core.corpora import mixed_text
+from core.corpus import WordCounts, count_words
+from core.trace_io import trace_to_json
+from core.trainer import TIE_RULES, TrainConfig, train
+
+SEED_TEXTS = {
+    "000": "highest higher lower lowest cooler coolest",
+    "001": "This is the Hugging Face Course.\nThis chapter is about tokenization.\n"
+           "This section shows several tokenizer algorithms.\n"
+           "Hopefully, you will be able to understand how they are trained and generate tokens.\n",
+    "003": "我\n喜欢\n吃\n苹果\n他\n不\n喜欢\n吃\n苹果派\nI like to eat apples\nShe has a cute cat\n"
+           "you are very cute\ngive you a hug\n",
+}
+SEED_004 = WordCounts(("low", "lower", "newest", "widest"), (5, 2, 6, 3))
+
+# every model, with its variants that change the loops (end of word, scores, min frequency)
+MODEL_SETTINGS = [
+    dict(model="bpe"),
+    dict(model="bpe", end_of_word="symbol"),
+    dict(model="bpe", end_of_word="suffix", pre_tokenizer="chars"),
+    dict(model="bbpe"),
+    dict(model="wordpiece", unk_token="[UNK]"),
+    dict(model="wordpiece", unk_token="[UNK]", score="frequency"),
+    dict(model="bpe", min_frequency=2),
+]
+CASES = [(s, rule) for s in MODEL_SETTINGS for rule in TIE_RULES]
+CASE_IDS = ["-".join(str(v) for v in s.values()) + "-" + rule for s, rule in CASES]
+
+
+def both_ways(words: WordCounts, config: TrainConfig):
+    """(pure-Python trace, fast-path trace) as plain JSON (every field of every record)."""
+    pure = trace_to_json(train(words, config, fast=False))
+    fast = trace_to_json(train(words, config, fast=True))
+    return pure, fast
+
+
+def words_for(text: str, config: TrainConfig) -> WordCounts:
+    config = config.resolved()
+    return count_words(text, config.pre_tokenizer, config.normalizer, workers=1)
+
+
+def test_which_path_runs(capsys):
+    with capsys.disabled():
+        print(f"\n[test_fast_path] trainer: {trainer_module.TRAINER_PATH}"
+              + ("" if trainer_module.FAST_PATH else " (core/fast not built: each case compares the pure-Python "
+                                                     "path with its own fallback; `make fast` builds it)"))
+    assert trainer_module.TRAINER_PATH in ("compiled fast path (core/fast/_merge)", "pure-Python path")
+    assert trainer_module.FAST_PATH == (trainer_module._fast is not None)
+
+
+@pytest.mark.parametrize("setting,rule", CASES, ids=CASE_IDS)
+def test_seed_examples_same_trace(setting, rule):
+    for key, text in SEED_TEXTS.items():
+        config = TrainConfig(vocab_size=400 if setting["model"] == "bbpe" else 60, tie_break=rule, **setting)
+        pure, fast = both_ways(words_for(text, config), config)
+        assert pure == fast, key
+        assert pure["steps"], key   # something was merged: the comparison means something
+    config = TrainConfig(vocab_size=300 if setting["model"] == "bbpe" else 30, tie_break=rule,
+                         **{k: v for k, v in setting.items() if k != "pre_tokenizer"})
+    pure, fast = both_ways(SEED_004, config)
+    assert pure == fast
+
+
+# Few symbols, so words repeat them (`a a a`, `a b a b`): the rebuild's edge cases.
+words_strategy = st.lists(st.tuples(st.text(alphabet="abcé中 ", min_size=1, max_size=12), st.integers(1, 30)),
+                          min_size=1, max_size=25)
+
+
+@pytest.mark.parametrize("setting,rule", CASES, ids=CASE_IDS)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pairs=words_strategy)
+def test_generated_corpora_same_trace(setting, rule, pairs):
+    pairs = [(w, c) for w, c in pairs if w.strip() or setting.get("pre_tokenizer") == "chars"]
+    if not pairs:
+        pairs = [("abab", 3)]
+    words = WordCounts.from_pairs(pairs)
+    config = TrainConfig(vocab_size=300 if setting["model"] == "bbpe" else 50, tie_break=rule, top_k=5, **setting)
+    pure, fast = both_ways(words, config)
+    assert pure == fast
+
+
+@pytest.mark.parametrize("model", ["bpe", "bbpe", "wordpiece"])
+def test_mixed_text_same_trace(model):
+    rule = {"bpe": "first", "bbpe": "hf", "wordpiece": "lexical"}[model]   # each rule once, on real text
+    config = TrainConfig(model=model, vocab_size=3000 if model == "bbpe" else 8000, tie_break=rule,
+                         unk_token="[UNK]" if model == "wordpiece" else None)
+    pure, fast = both_ways(words_for(mixed_text(500_000), config), config)
+    assert len(pure["steps"]) > 500
+    assert pure == fast
