@@ -2,7 +2,7 @@
 
     python core/fast/build.py      (`make fast`; the Makefile carries on if it fails)
 
-Needs Cython (requirements-dev.txt) and a C compiler. Without either it prints why and exits 1;
+Needs Cython (requirements.txt) and a C compiler. Without either it prints why and exits 1;
 the trainer then runs its pure-Python path, which gives the same traces.
 """
 from __future__ import annotations
