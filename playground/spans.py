@@ -197,15 +197,16 @@ def card_text(enc: Encoding, indices: tuple[int, ...], counts: Counter, made_at:
 def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: bool = False,
                   grouped: bool = False, highlight_ids: Optional[set[int]] = None,
                   max_chars: int = MAX_DRAWN_CHARS, text: Optional[str] = None,
-                  made_at: Optional[MadeAt] = None, made_word: str = "merge") -> tuple[str, bool]:
+                  made_at: Optional[MadeAt] = None, made_word: str = "merge",
+                  hover_rules: bool = True) -> tuple[str, bool]:
     """HTML of the encoded text as coloured spans; (html, truncated).
 
     Hovering a token shows a card (CSS only, the box's data-card attribute): its id, string, bytes
     in hex, how often it occurs in this text and, given `made_at` (tok.made_at), the merge
     (`made_word`: "step" or "rank") that made it; and outlines every token with the same id
-    (CSS :has, no script). A box never breaks across lines; lines wrap between boxes. Grouped,
-    the tokens of one grapheme cluster are one box (see `segments`). Tokens starting at or beyond
-    `max_chars` are not drawn.
+    (CSS :has; hover_rules=False leaves those rules out, they cost seconds of style recalculation
+    over thousands of boxes: Compare's static/live_text.js outlines them). A box never breaks across
+    lines. Grouped, a grapheme cluster is one box (`segments`). Tokens from `max_chars` on are not drawn.
 
     With `text` (the encoded input), what no token covers (the spaces and line breaks that BERT or
     a whitespace pre-tokenizer drop) is drawn between the tokens as plain grey text, so the text
@@ -214,7 +215,7 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
     """
     if not grouped:
         return _render_ungrouped(enc, show_ids, visible_whitespace, highlight_ids or set(), max_chars, text,
-                                 made_at, made_word)
+                                 made_at, made_word, hover_rules)
     segs = segments(enc, grouped, text)
     counts = Counter(enc.ids)
     colours = token_colours(enc.ids[s.indices[0]] for s in segs)
@@ -258,12 +259,12 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
         parts.append(span)
     if gaps and not truncated and covered < min(len(text), max_chars):
         parts.append(_gap(text[covered:max_chars], visible_whitespace))
-    return _tokens_html(parts, seen), truncated
+    return _tokens_html(parts, seen, hover_rules), truncated
 
 
-def _tokens_html(parts: list[str], seen: dict[int, int]) -> str:
+def _tokens_html(parts: list[str], seen: dict[int, int], hover_rules: bool = True) -> str:
     """The boxes, and hover rules outlining every token with the hovered one's id (only repeated ids)."""
-    repeated = sorted(i for i, n in seen.items() if n > 1)[:5000]
+    repeated = sorted(i for i, n in seen.items() if n > 1)[:5000] if hover_rules else []
     same_id = "\n".join(f".tp-tokens:has(.tp-id{i}:hover) .tp-id{i}{{outline:3px solid var(--tp-ring)}}"
                         for i in repeated)
     return f'<style>{same_id}</style><div class="tp-tokens">{"".join(parts)}</div>'
@@ -271,7 +272,7 @@ def _tokens_html(parts: list[str], seen: dict[int, int]) -> str:
 
 def _render_ungrouped(enc: Encoding, show_ids: bool, visible_whitespace: bool, highlight_ids: set[int],
                       max_chars: int, text: Optional[str], made_at: Optional[MadeAt],
-                      made_word: str) -> tuple[str, bool]:
+                      made_word: str, hover_rules: bool) -> tuple[str, bool]:
     """render_tokens, one box per token, in one pass (colour, gap, box); a box built before for the
     same id, bytes and colour is reused before its label is decoded (14 panels: 50,000 boxes)."""
     counts, tokens, n_colours = Counter(enc.ids), enc.tokens, len(PALETTE)
@@ -303,7 +304,7 @@ def _render_ungrouped(enc: Encoding, show_ids: bool, visible_whitespace: bool, h
         parts.append(span)
     if gaps and not truncated and covered < min(len(text), max_chars):
         parts.append(_gap(text[covered:max_chars], visible_whitespace))
-    return _tokens_html(parts, seen), truncated
+    return _tokens_html(parts, seen, hover_rules), truncated
 
 
 def _span(seg: Segment, seg_ids: tuple[int, ...], colour: int, show_ids: bool,

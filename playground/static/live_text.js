@@ -57,9 +57,25 @@ function setUpCards() {
   doc.body.appendChild(card);
   doc.body.classList.add("tp-js-cards");
   var current = null;
+  var lit = [];   // the boxes outlined as having the hovered box's id
 
-  function hide() { card.hidden = true; current = null; }
+  // every box in the hovered one's panel with the same id is outlined (a class on those few boxes:
+  // a :has() rule per repeated id made the browser recompute styles of thousands of boxes)
+  function unlight() {
+    for (var i = 0; i < lit.length; i++) lit[i].classList.remove("tp-lit");
+    lit = [];
+  }
+  function light(token) {
+    unlight();
+    var m = /(?:^| )tp-id(\d+)(?: |$)/.exec(token.className);
+    var panel = token.closest(".tp-tokens");
+    if (!m || !panel) return;
+    lit = Array.prototype.slice.call(panel.getElementsByClassName("tp-id" + m[1]));
+    for (var i = 0; i < lit.length; i++) lit[i].classList.add("tp-lit");
+  }
+  function hide() { card.hidden = true; current = null; unlight(); }
   function show(token) {
+    if (token !== current) light(token);
     current = token;
     card.textContent = token.getAttribute("data-card");
     card.hidden = false;
