@@ -214,7 +214,7 @@ def draw_panel(choice: compare.Choice, max_height: str) -> None:
         body, truncated = spans.render_tokens(
             enc, show_ids=show == "Ids", visible_whitespace=whitespace, grouped=grouped,
             max_chars=MAX_PANEL_CHARS, text=text, made_at=tok.made_at,
-            made_word="merge step" if choice.kind == "trained" else "merge rank", hover_rules=False)
+            made_word="merge step" if choice.kind == "trained" else "merge rank", scripted=True)
         note = f"Drawn: the first {MAX_PANEL_CHARS:,} characters (counts are for the whole text)." if truncated else ""
         if show_chunks:
             body = compare.render_chunks_block(tok, text, visible_whitespace=whitespace,

@@ -196,10 +196,14 @@ def test_hover_card_has_id_string_and_hex_bytes():
     assert ".tp-id995:hover" not in out and "<script" not in out
     twice, _ = render_tokens(load_pretrained("gpt2").encode("Hello world world"))
     assert twice.count(":hover) .tp-id995{") == 1 and ".tp-id15496:hover" not in twice
-    # Compare leaves the rules out (its script outlines same-id boxes): the same boxes, no :has()
-    scripted, _ = render_tokens(load_pretrained("gpt2").encode("Hello world world"), hover_rules=False)
-    assert ":has(" not in scripted and scripted.count("tp-id995") == 2
-    assert scripted.split("</style>")[1] == twice.split("</style>")[1]
+    # Compare's script outlines same-id boxes and shows an id's card from its first box: no :has()
+    # rules, and each id's card once; otherwise the same boxes
+    scripted, _ = render_tokens(load_pretrained("gpt2").encode("Hello world world"), scripted=True)
+    assert ":has(" not in scripted and scripted.count("tp-id995") == 2 and scripted.count("data-card=") == 2
+    card = ' data-card="id 995 · 2× in this text\ntoken \'Ġworld\'\nbytes 20 77 6F 72 6C 64"'
+    body = twice.split("</style>")[1]
+    last = body.rindex(card)        # the second box of id 995 goes without its card
+    assert body.count(card) == 2 and scripted.split("</style>")[1] == body[:last] + body[last + len(card):]
 
 
 def test_whitespace_and_zero_width_characters_made_visible():
