@@ -345,6 +345,7 @@ if tab_chat.open:
                         tok = tokenizer_of(result.choice)
                         drawn, _ = spans.render_tokens(result.chat.encoding, show_ids=show == "Ids",
                                                        visible_whitespace=whitespace, text=result.chat.text,
-                                                       made_at=tok.made_at, made_word="merge rank")
+                                                       made_at=tok.made_at, made_word="merge rank",
+                                                       scripted=True)
                         body = compare.render_chat_body(result, drawn)
                     st.html(compare.render_chat_panel(result, body, max_height="40rem"))
