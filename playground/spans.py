@@ -208,8 +208,8 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
     (CSS :has). `scripted` (the page mounts static/live_text.js, as Compare does): the script
     outlines same-id boxes and takes a box's card from the first box with its id, so neither :has
     rules (seconds of style recalculation over thousands of boxes) nor repeated cards are sent.
-    A box never breaks across
-    lines. Grouped, a grapheme cluster is one box (`segments`). Tokens from `max_chars` on are not drawn.
+    A box never breaks across lines. Grouped, a grapheme cluster is one box (`segments`). Tokens
+    from `max_chars` on are not drawn.
 
     With `text` (the encoded input), what no token covers (the spaces and line breaks that BERT or
     a whitespace pre-tokenizer drop) is drawn between the tokens as plain grey text, so the text
@@ -227,7 +227,7 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
     parts: list[str] = []
     truncated = False
     seen: dict[int, int] = {}       # id -> how often drawn (the hover rules need only repeated ids)
-    memo: dict[tuple, str] = {}     # the same token with the same colour is the same HTML: build it once
+    memo: dict[tuple, tuple] = {}   # the same token with the same colour is the same HTML: build it once
     gaps = text is not None and not show_ids
     covered = 0   # with `text`: how far the tokens drawn so far reach
     carded: dict[int, str] = {}     # scripted: the card sent with the first box of each id
@@ -285,7 +285,7 @@ def _render_ungrouped(enc: Encoding, show_ids: bool, visible_whitespace: bool, h
     counts, tokens, n_colours = Counter(enc.ids), enc.tokens, len(PALETTE)
     parts: list[str] = []
     seen: dict[int, int] = {}
-    memo: dict[tuple, str] = {}
+    memo: dict[tuple, tuple] = {}
     gaps = text is not None and not show_ids
     covered, previous, truncated = 0, -1, False
     for k, (tid, (start, end), data) in enumerate(zip(enc.ids, enc.offsets, enc.token_bytes)):
