@@ -149,6 +149,12 @@ def test_bert_keeps_the_spaces_it_drops_as_gaps():
     assert out.count('class="tp-gap"') == 2
     # without the text the gaps are not drawn (the older call still works)
     assert 'class="tp-gap"' not in render_tokens(enc)[0]
+    # Compare (scripted): blank gaps are bare text, the same text; a visible one keeps its grey span
+    bare, _ = render_tokens(enc, text=text, scripted=True)
+    as_read = [html.unescape(re.sub(r"<[^>]*>", "", _body(o))) for o in (bare, out)]   # all text, no tags
+    assert as_read == ["hello  world,\nagain"] * 2 and 'class="tp-gap"' not in bare
+    shown, _ = render_tokens(enc, text=text, scripted=True, visible_whitespace=True)
+    assert shown.count('class="tp-gap"') == 2
 
 
 def test_trained_bpe_with_end_of_word_reads_back():
