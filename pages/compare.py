@@ -214,8 +214,9 @@ def draw_panel(choice: compare.Choice, max_height: str) -> None:
         body, truncated = spans.render_tokens(
             enc, show_ids=show == "Ids", visible_whitespace=whitespace, grouped=grouped,
             max_chars=MAX_PANEL_CHARS, text=text, made_at=tok.made_at,
-            made_word="merge step" if choice.kind == "trained" else "merge rank")
-        note = f"Drawn: the first {MAX_PANEL_CHARS:,} characters (counts are for the whole text)." if truncated else ""
+            made_word="merge step" if choice.kind == "trained" else "merge rank", scripted=True)
+        note = (f"Drawn: the first {MAX_PANEL_CHARS:,} of {len(text):,} characters (counts are for the whole "
+                "text)." if truncated else "")
         if show_chunks:
             body = compare.render_chunks_block(tok, text, visible_whitespace=whitespace,
                                                max_chars=MAX_PANEL_CHARS) + body
@@ -345,6 +346,7 @@ if tab_chat.open:
                         tok = tokenizer_of(result.choice)
                         drawn, _ = spans.render_tokens(result.chat.encoding, show_ids=show == "Ids",
                                                        visible_whitespace=whitespace, text=result.chat.text,
-                                                       made_at=tok.made_at, made_word="merge rank")
+                                                       made_at=tok.made_at, made_word="merge rank",
+                                                       scripted=True)
                         body = compare.render_chat_body(result, drawn)
                     st.html(compare.render_chat_panel(result, body, max_height="40rem"))

@@ -1,4 +1,5 @@
 """Token spans as HTML: the text drawn as coloured tokens, Tiktokenizer style. Pure functions.
+(Over 400 lines: every view that draws text as token, chunk or boundary spans, with their escaping.)
 
 Every piece of user text goes through playground.markup's escaping before it reaches the HTML;
 tests push `<img src=x onerror=alert(1)>` and friends through every path here. The classes used
@@ -197,15 +198,18 @@ def card_text(enc: Encoding, indices: tuple[int, ...], counts: Counter, made_at:
 def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: bool = False,
                   grouped: bool = False, highlight_ids: Optional[set[int]] = None,
                   max_chars: int = MAX_DRAWN_CHARS, text: Optional[str] = None,
-                  made_at: Optional[MadeAt] = None, made_word: str = "merge") -> tuple[str, bool]:
+                  made_at: Optional[MadeAt] = None, made_word: str = "merge",
+                  scripted: bool = False) -> tuple[str, bool]:
     """HTML of the encoded text as coloured spans; (html, truncated).
 
     Hovering a token shows a card (CSS only, the box's data-card attribute): its id, string, bytes
     in hex, how often it occurs in this text and, given `made_at` (tok.made_at), the merge
     (`made_word`: "step" or "rank") that made it; and outlines every token with the same id
-    (CSS :has, no script). A box never breaks across lines; lines wrap between boxes. Grouped,
-    the tokens of one grapheme cluster are one box (see `segments`). Tokens starting at or beyond
-    `max_chars` are not drawn.
+    (CSS :has). `scripted` (the page mounts static/live_text.js, as Compare does): the script
+    outlines same-id boxes and takes a box's card from the first box with its id, so neither :has
+    rules (seconds of style recalculation over thousands of boxes) nor repeated cards are sent.
+    A box never breaks across lines. Grouped, a grapheme cluster is one box (`segments`). Tokens
+    from `max_chars` on are not drawn.
 
     With `text` (the encoded input), what no token covers (the spaces and line breaks that BERT or
     a whitespace pre-tokenizer drop) is drawn between the tokens as plain grey text, so the text
@@ -214,7 +218,7 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
     """
     if not grouped:
         return _render_ungrouped(enc, show_ids, visible_whitespace, highlight_ids or set(), max_chars, text,
-                                 made_at, made_word)
+                                 made_at, made_word, scripted)
     segs = segments(enc, grouped, text)
     counts = Counter(enc.ids)
     colours = token_colours(enc.ids[s.indices[0]] for s in segs)
@@ -223,9 +227,10 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
     parts: list[str] = []
     truncated = False
     seen: dict[int, int] = {}       # id -> how often drawn (the hover rules need only repeated ids)
-    memo: dict[tuple, str] = {}     # the same token with the same colour is the same HTML: build it once
+    memo: dict[tuple, tuple] = {}   # the same token with the same colour is the same HTML: build it once
     gaps = text is not None and not show_ids
     covered = 0   # with `text`: how far the tokens drawn so far reach
+    carded: dict[int, str] = {}     # scripted: the card sent with the first box of each id
     for seg, colour in zip(segs, colours):
         indices, label = seg.indices, seg.label
         first = indices[0]
@@ -238,7 +243,7 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
             else:
                 start, end = min(offsets[i][0] for i in indices), max(offsets[i][1] for i in indices)
             if start > covered:
-                parts.append(_gap(text[covered:start], visible_whitespace))
+                parts.append(_gap(text[covered:start], visible_whitespace, scripted))
             if end > covered:
                 covered = end
         if len(indices) == 1:      # the common case, without a generator per token
@@ -250,20 +255,23 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
             for i in seg_ids:
                 seen[i] = seen.get(i, 0) + 1
         key = (seg_ids, label, colour)
-        span = memo.get(key)
-        if span is None:
+        built = memo.get(key)
+        if built is None:
             card = card_text(enc, indices, counts, made_at, made_word)
-            span = _span(seg, seg_ids, colour, show_ids, visible_whitespace, highlight_ids, card)
-            memo[key] = span
-        parts.append(span)
+            built = memo[key] = _spans(seg, seg_ids, colour, show_ids, visible_whitespace, highlight_ids, card)
+        if scripted and carded.get(seg_ids[0]) == built[2]:
+            parts.append(built[1])
+        else:
+            parts.append(built[0])
+            carded.setdefault(seg_ids[0], built[2])
     if gaps and not truncated and covered < min(len(text), max_chars):
-        parts.append(_gap(text[covered:max_chars], visible_whitespace))
-    return _tokens_html(parts, seen), truncated
+        parts.append(_gap(text[covered:max_chars], visible_whitespace, scripted))
+    return _tokens_html(parts, seen, not scripted), truncated
 
 
-def _tokens_html(parts: list[str], seen: dict[int, int]) -> str:
+def _tokens_html(parts: list[str], seen: dict[int, int], hover_rules: bool = True) -> str:
     """The boxes, and hover rules outlining every token with the hovered one's id (only repeated ids)."""
-    repeated = sorted(i for i, n in seen.items() if n > 1)[:5000]
+    repeated = sorted(i for i, n in seen.items() if n > 1)[:5000] if hover_rules else []
     same_id = "\n".join(f".tp-tokens:has(.tp-id{i}:hover) .tp-id{i}{{outline:3px solid var(--tp-ring)}}"
                         for i in repeated)
     return f'<style>{same_id}</style><div class="tp-tokens">{"".join(parts)}</div>'
@@ -271,13 +279,13 @@ def _tokens_html(parts: list[str], seen: dict[int, int]) -> str:
 
 def _render_ungrouped(enc: Encoding, show_ids: bool, visible_whitespace: bool, highlight_ids: set[int],
                       max_chars: int, text: Optional[str], made_at: Optional[MadeAt],
-                      made_word: str) -> tuple[str, bool]:
+                      made_word: str, scripted: bool) -> tuple[str, bool]:
     """render_tokens, one box per token, in one pass (colour, gap, box); a box built before for the
     same id, bytes and colour is reused before its label is decoded (14 panels: 50,000 boxes)."""
     counts, tokens, n_colours = Counter(enc.ids), enc.tokens, len(PALETTE)
     parts: list[str] = []
     seen: dict[int, int] = {}
-    memo: dict[tuple, str] = {}
+    memo: dict[tuple, tuple] = {}
     gaps = text is not None and not show_ids
     covered, previous, truncated = 0, -1, False
     for k, (tid, (start, end), data) in enumerate(zip(enc.ids, enc.offsets, enc.token_bytes)):
@@ -288,22 +296,29 @@ def _render_ungrouped(enc: Encoding, show_ids: bool, visible_whitespace: bool, h
         previous = colour
         if gaps:
             if start > covered:
-                parts.append(_gap(text[covered:start], visible_whitespace))
+                parts.append(_gap(text[covered:start], visible_whitespace, scripted))
             if end > covered:
                 covered = end
+        drawn_before = tid in seen      # an id's card is the same on every box: scripted, sent once
         seen[tid] = seen.get(tid, 0) + 1
         key = (tid, data, colour)
-        span = memo.get(key)
-        if span is None:
+        built = memo.get(key)
+        if built is None:
             label, is_bytes = token_label(tokens[k], data)
             card = card_text(enc, (k,), counts, made_at, made_word)
-            span = _span(Segment((k,), label, is_bytes, not data), (tid,), colour, show_ids, visible_whitespace,
-                         highlight_ids, card)
-            memo[key] = span
-        parts.append(span)
+            built = memo[key] = _spans(Segment((k,), label, is_bytes, not data), (tid,), colour, show_ids,
+                                       visible_whitespace, highlight_ids, card)
+        parts.append(built[1] if scripted and drawn_before else built[0])
     if gaps and not truncated and covered < min(len(text), max_chars):
-        parts.append(_gap(text[covered:max_chars], visible_whitespace))
-    return _tokens_html(parts, seen), truncated
+        parts.append(_gap(text[covered:max_chars], visible_whitespace, scripted))
+    return _tokens_html(parts, seen, not scripted), truncated
+
+
+def _spans(seg: Segment, seg_ids: tuple[int, ...], colour: int, show_ids: bool, visible_whitespace: bool,
+           highlight_ids: set[int], card: str) -> tuple[str, str, str]:
+    """(the box with its data-card, the same box without it, the card)."""
+    span = _span(seg, seg_ids, colour, show_ids, visible_whitespace, highlight_ids, card)
+    return span, span.replace(f' data-card="{markup.attr(card)}"', "", 1), card
 
 
 def _span(seg: Segment, seg_ids: tuple[int, ...], colour: int, show_ids: bool,
@@ -332,8 +347,11 @@ def _span(seg: Segment, seg_ids: tuple[int, ...], colour: int, show_ids: bool,
     return span + " " if show_ids else span
 
 
-def _gap(piece: str, visible_whitespace: bool) -> str:
-    """Text between tokens (dropped by the tokenizer), escaped, unboxed."""
+def _gap(piece: str, visible_whitespace: bool, bare: bool = False) -> str:
+    """Text between tokens (dropped by the tokenizer), escaped, unboxed; `bare`: blank text (BERT's
+    spaces, drawn as nothing) without its grey span (Compare: thousands fewer elements)."""
+    if bare and not visible_whitespace and piece.isspace():
+        return markup.text(piece)
     shown = markup.text(show_whitespace(piece) if visible_whitespace else piece)
     if visible_whitespace:
         shown = shown.replace("↵", "↵\n")

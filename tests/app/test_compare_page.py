@@ -399,3 +399,20 @@ def test_a_pretrained_file_that_fails_its_check_breaks_only_its_panel(monkeypatc
     at.session_state["compare_tab"] = "Chat"
     at.run()
     assert not at.exception and len(at.error) == 1 and "reinstall qwen" in at.error[0].value
+
+
+def test_a_long_text_draws_its_first_characters_and_says_so_with_hover_data_once_per_id():
+    at = compare_page()
+    text = ("The quick brown fox 跳过 the lazy dog 🐕. " * 3000)[:100_000]
+    at.text_area(key="compare_text").set_value(text).run()
+    assert not at.exception
+    drawn = panels(at)
+    assert len(drawn) == 4
+    for key, body in drawn.items():
+        enc = load_pretrained(key.split(":", 1)[1]).encode(text)
+        assert "Drawn: the first 20,000 of 100,000 characters (counts are for the whole text)." in body, key
+        boxes = re.findall(r'<span class="tp-t [^"]*tp-id(\d+)[^"]*"( data-card="[^"]*")?', body)
+        assert 0 < len(boxes) < len(enc.ids)                        # only the first characters are drawn
+        carded = [tid for tid, card in boxes if card]
+        assert sorted(carded) == sorted({tid for tid, _ in boxes})  # each drawn id's card, once
+        assert ":has(" not in body                                  # the page's script outlines same ids

@@ -149,6 +149,12 @@ def test_bert_keeps_the_spaces_it_drops_as_gaps():
     assert out.count('class="tp-gap"') == 2
     # without the text the gaps are not drawn (the older call still works)
     assert 'class="tp-gap"' not in render_tokens(enc)[0]
+    # Compare (scripted): blank gaps are bare text, the same text; a visible one keeps its grey span
+    bare, _ = render_tokens(enc, text=text, scripted=True)
+    as_read = [html.unescape(re.sub(r"<[^>]*>", "", _body(o))) for o in (bare, out)]   # all text, no tags
+    assert as_read == ["hello  world,\nagain"] * 2 and 'class="tp-gap"' not in bare
+    shown, _ = render_tokens(enc, text=text, scripted=True, visible_whitespace=True)
+    assert shown.count('class="tp-gap"') == 2
 
 
 def test_trained_bpe_with_end_of_word_reads_back():
@@ -196,6 +202,14 @@ def test_hover_card_has_id_string_and_hex_bytes():
     assert ".tp-id995:hover" not in out and "<script" not in out
     twice, _ = render_tokens(load_pretrained("gpt2").encode("Hello world world"))
     assert twice.count(":hover) .tp-id995{") == 1 and ".tp-id15496:hover" not in twice
+    # Compare's script outlines same-id boxes and shows an id's card from its first box: no :has()
+    # rules, and each id's card once; otherwise the same boxes
+    scripted, _ = render_tokens(load_pretrained("gpt2").encode("Hello world world"), scripted=True)
+    assert ":has(" not in scripted and scripted.count("tp-id995") == 2 and scripted.count("data-card=") == 2
+    card = ' data-card="id 995 · 2× in this text\ntoken \'Ġworld\'\nbytes 20 77 6F 72 6C 64"'
+    body = twice.split("</style>")[1]
+    last = body.rindex(card)        # the second box of id 995 goes without its card
+    assert body.count(card) == 2 and scripted.split("</style>")[1] == body[:last] + body[last + len(card):]
 
 
 def test_whitespace_and_zero_width_characters_made_visible():
