@@ -25,7 +25,7 @@ import streamlit as st
 
 from core.errors import PlaygroundError
 from core.trainer import MODELS, Trace
-from playground import charts, markup, state, stepper, unigram_control, unigram_view, views
+from playground import charts, live_text, markup, state, stepper, unigram_control, unigram_view, views
 from playground import merges_control as mc
 from playground.state import MODEL_LABELS, MergesKeys as K, Results
 from playground.startup import through_app
@@ -256,6 +256,7 @@ st.caption(f"Trained on: {views.md_escape(results.corpus_name)} · keys, whereve
 with st.container(key=mc.KEYS_BOX):   # hidden (style.css): the keys and autoplay, run by the browser
     st.html(mc.keys_script(), unsafe_allow_javascript=True)
     st.markdown(mc.state_marker(current, last, view.playing, view.speed), unsafe_allow_html=True)
+    live_text.enable()   # hovering a corpus token lights up its id's boxes (the views send no CSS rule per id)
 _controls(results, view, current, last)
 
 if view.lockstep:

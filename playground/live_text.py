@@ -1,6 +1,7 @@
 """Text areas that update as you type: static/live_text.js, a JavaScript-only custom component
 (st.components.v2, served from the repository, no network), commits a keyed text area after a
-200 ms pause, as Ctrl+Enter would; the page reruns with the text.
+200 ms pause, as Ctrl+Enter would; the page reruns with the text. It also draws the token boxes'
+hover: the card, and every box of the hovered id lit up (Compare's panels, the Merges page's corpus).
 
     enable()    mount it (once per page run; the script attaches itself once per browser tab)
 

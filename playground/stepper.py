@@ -423,8 +423,11 @@ def corpus_html(text: str, enc: Encoding, highlight_ids: Optional[set[int]] = No
     pre-tokenizer dropped, a table's counts) drawn as plain grey gaps, so words stay apart.
     `grouped` (byte-level): byte tokens that together make a character are drawn as that
     character, one box (its tokens in the tooltip), never as <0xE5><0x88>."""
+    # scripted: the Merges page mounts static/live_text.js (live_text.enable), which lights up the
+    # boxes sharing the hovered one's id; CSS :has() rules for thousands of ids made the browser
+    # recalculate every box's style on each step (seconds on the KJV)
     out, _ = render_tokens(enc, highlight_ids=highlight_ids or set(), max_chars=len(text) + 1, text=text,
-                           grouped=grouped)
+                           grouped=grouped, scripted=True)
     return out
 
 

@@ -67,6 +67,9 @@ def test_keyboard_shortcuts_step_through_seed_000(tab, screenshot_dir):
     size = float(sentence(tab).evaluate("e => getComputedStyle(e).fontSize").removesuffix("px"))
     assert size >= 22
     expect(tab.locator(".tp-tokens .tp-hl")).to_have_count(3, timeout=WAIT)          # est, outlined in the corpus
+    # hovering a corpus token lights up every box of its id (the page's script: no CSS rule per id)
+    tab.locator(".tp-tokens .tp-hl").first.hover()
+    expect(tab.locator(".tp-tokens .tp-lit")).to_have_count(3, timeout=WAIT)
     expect(tab.get_by_test_id("stGraphVizChart")).to_be_visible(timeout=WAIT)
     expect(tab.locator(".js-plotly-plot")).to_have_count(2, timeout=WAIT)             # pairs, curves
     no_overflow(tab)
