@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from playground import state
@@ -62,3 +63,16 @@ def tiktoken_file() -> bytes:
     """A small valid .tiktoken ranks file: the 256 single bytes, then a few merges (ranks after them)."""
     tokens = [bytes([b]) for b in range(256)] + [b"lo", b"low", b"es", b"est", b"lowest", b" l"]
     return b"".join(base64.b64encode(t) + b" " + str(r).encode() + b"\n" for r, t in enumerate(tokens))
+
+
+@pytest.fixture
+def without_llama_models(monkeypatch):
+    """llama-models as if not installed: its two tokenizers must vanish from every list, with a note."""
+    import core.pretrained as cp
+    from playground import tokenizers
+
+    real = cp._package_dir
+    monkeypatch.setattr(cp, "_package_dir", lambda package: None if package == "llama_models" else real(package))
+    tokenizers.installed_pretrained.clear()
+    yield
+    tokenizers.installed_pretrained.clear()

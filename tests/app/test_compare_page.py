@@ -350,19 +350,6 @@ def test_chat_tab_renders_each_format_and_checks_openai_rule():
     assert not at.exception and any("Write at least one message" in i.value for i in at.info)
 
 
-@pytest.fixture
-def without_llama_models(monkeypatch):
-    """llama-models as if not installed: its two tokenizers must vanish, with a note."""
-    import core.pretrained as cp
-    from playground import tokenizers
-
-    real = cp._package_dir
-    monkeypatch.setattr(cp, "_package_dir", lambda package: None if package == "llama_models" else real(package))
-    tokenizers.installed_pretrained.clear()
-    yield
-    tokenizers.installed_pretrained.clear()
-
-
 def test_a_missing_package_hides_its_tokenizers_with_a_note(without_llama_models):
     at = new_app()
     at.query_params.update({"tokenizers": "pretrained:llama3,pretrained:gpt2"})

@@ -13,9 +13,8 @@ from core.formats import MAX_FILE_BYTES
 from core.trainer import TrainConfig, train
 from core.corpus import count_words
 from core.encoders import TrainedTokenizer
-from core import pretrained
 from playground import session_file as sf
-from playground import state, tokenizers
+from playground import state
 from playground.inspect import export_files
 from tests.app.conftest import TIMEOUT, goto, new_app, tiktoken_file
 from tests.support import APP
@@ -185,18 +184,8 @@ def test_a_session_with_an_imported_ranks_file_still_saves_and_says_what_is_left
     assert list(saved.imported) == ["mine"]
 
 
-@pytest.fixture
-def without_llama(monkeypatch):
-    """The llama-models package missing: its two tokenizers are not installed."""
-    real = pretrained._package_dir
-    monkeypatch.setattr(pretrained, "_package_dir", lambda package: None if package == "llama_models" else real(package))
-    tokenizers.installed_pretrained.clear()
-    yield
-    tokenizers.installed_pretrained.clear()
-
-
 @pytest.mark.parametrize("page", ["pages/inspect.py", "pages/languages.py"])
-def test_a_missing_package_hides_its_tokenizers_with_how_to_install_it(without_llama, page):
+def test_a_missing_package_hides_its_tokenizers_with_how_to_install_it(without_llama_models, page):
     at = goto(new_app(), page)
     notes = [e.label for e in at.expander]
     assert any(n.startswith("2 pretrained tokenizers are not installed") for n in notes), notes
