@@ -394,6 +394,7 @@ def piece_scores_chart(pieces, top: int = UNIGRAM_TOP) -> go.Figure:
 # mid-tones only: no near-white cell stands out as a white box on the dark theme (cheap: blue, dear: red)
 TAX_SCALE = [[0.0, LINE], [0.3, "#F4A261"], [0.7, WINNER], [1.0, "#6A040F"]]
 LANGUAGE_LABEL_WIDTH = 20    # columns of a language's name beside the heat map (the hover has it whole)
+TOKENIZER_LABEL_WIDTH = 24   # columns of a tokenizer's name above it (upright: a long name costs height, not width)
 TAX_ROW_PX = 24
 MAX_WRITTEN_COLUMNS = 8      # more tokenizers than this: cells too narrow at 1024 px to write the ratio in
 
@@ -410,7 +411,7 @@ def token_tax_chart(frame, columns: list[str]) -> go.Figure:
     fig = go.Figure(go.Heatmap(
         # Plotly reads <b>, <a href> and <br> in labels: an imported file's name is escaped (entities
         # are drawn as the characters they stand for)
-        z=z, x=[markup.text(shorten(c, 24)) for c in columns], y=[markup.text(n) for n in labels],
+        z=z, x=[markup.text(shorten(c, TOKENIZER_LABEL_WIDTH)) for c in columns], y=[markup.text(n) for n in labels],
         customdata=[[markup.text(n)] * len(columns) for n in names],
         colorscale=TAX_SCALE, zmin=min(1.0, min((v for row in z for v in row if v is not None), default=1.0)),
         zmax=max(top, 1.5), texttemplate="%{z:.1f}" if len(columns) <= MAX_WRITTEN_COLUMNS else None,

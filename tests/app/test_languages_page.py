@@ -100,7 +100,7 @@ def test_an_imported_tokenizer_joins_and_its_name_stays_text():
     at.session_state["languages_tokenizers"] = [f"imported:{name}"]
     goto(at, "pages/languages.py")
     heat = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
-    assert heat["x"] == [markup.text(charts.shorten(name, 12))] and "<img" not in json.dumps(heat)
+    assert heat["x"] == [markup.text(charts.shorten(name, charts.TOKENIZER_LABEL_WIDTH))] and "<img" not in json.dumps(heat)
     assert name in at.dataframe[0].value.columns
 
 
