@@ -426,7 +426,7 @@ if pasted.strip() and (corpus is None or corpus.text != pasted):
               help="Makes the pasted text the corpus, then trains the three on it.")
 train_label = ("Train all four" if unigram.on else "Train all three") + (
     f" on “{views.md_escape(corpus.name)}”" if corpus is not None else "")
-trained_names = "BPE, byte-level BPE, WordPiece" + (" and Unigram" if unigram.on else "")
+trained_names = "BPE, byte-level BPE, WordPiece and Unigram" if unigram.on else "BPE, byte-level BPE and WordPiece"
 if st.button(train_label, key=K.TRAIN, type="primary", disabled=corpus is None,
              help=f"Trains {trained_names} on the current corpus; a result already trained is reused. "
                   f"The trainer runs its {TRAINER_PATH} (the same merges either way)."):

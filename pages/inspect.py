@@ -163,7 +163,8 @@ def _write_link(text: str) -> None:
     """Put this view in the address (a long text by the digest it is kept under on the server)."""
     ref = corpus_store.put_text(text) if len(text) > inspect_link.MAX_URL_TEXT else None
     piece = state.widget_value(K.REPLAY_CHUNK)
-    piece = int(piece.split(":", 1)[0]) if isinstance(piece, str) and piece.split(":", 1)[0].isdigit() else 0
+    head = piece.split(":", 1)[0] if isinstance(piece, str) else ""
+    piece = int(head) if head.isascii() and head.isdigit() else 0
     chosen = state.widget_value(K.TOKENIZER)
     params = inspect_link.link_params(None if chosen == _default_choice(_choices(state.get_results())) else chosen,
                                       state.widget_value(K.TAB),

@@ -226,7 +226,7 @@ def filter_vocabulary(frame: pd.DataFrame, query: str = "", partial_only: bool =
     if q:
         mask = (out["token"].str.contains(q, case=False, regex=False)
                 | out["text"].str.contains(q, case=False, regex=False))
-        if q.isdigit():
+        if q.isascii() and q.isdigit():   # "²".isdigit() too, and int("²") raises
             mask = mask | (out["id"] == int(q))
         out = out[mask]
     return out

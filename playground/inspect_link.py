@@ -63,7 +63,7 @@ def parse_link(params: Mapping[str, str]) -> tuple[InspectLink, list[str]]:
         out["word"] = str(params["word"])[:200]
     if "chunk" in params:
         raw = str(params["chunk"])
-        if raw.isdigit() and len(raw) < 7:
+        if raw.isascii() and raw.isdigit() and len(raw) < 7:   # "¹".isdigit() too, and int("¹") raises
             out["chunk"] = int(raw)
         else:
             msgs.append(f"Ignored chunk={_quote(raw)}: a chunk's number, 0 or more.")

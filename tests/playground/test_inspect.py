@@ -296,6 +296,11 @@ def test_partial_utf8_filter_on_byte_level_tokens():
     assert all("ġ" in (t + x).lower() for t, x in zip(found["token"], found["text"]))
     assert list(ins.filter_vocabulary(frame, "300")["id"]) == [300] or 300 >= len(frame)
     assert ins.filter_vocabulary(frame, "no such token at all").empty
+    # digits that are not ASCII ("²", "٣") search as text, never as an id (int("²") raises)
+    for q in ("²", "¹²", "٣"):
+        found = ins.filter_vocabulary(frame, q)
+        assert all(q in t.lower() or q in x.lower() for t, x in zip(found["token"], found["text"]))
+    assert "²" in set(ins.filter_vocabulary(frame, "²")["token"])      # GPT-2's spelling of byte B2
 
 
 @pytest.mark.skipif("cl100k_base" not in pretrained_names(), reason="cl100k not installed")
