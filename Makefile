@@ -1,7 +1,7 @@
 # Tokenizer Playground: two commands for a new user.
 #   make run    the app on http://localhost:8501
 #   make test   the import layers (lint-imports, see .importlinter), then the whole suite,
-#               browser tests included
+#               browser tests included, in two processes (pytest-xdist: one per core)
 #   make screenshots   docs/screenshots/: every page at 1024 and 1280 px, light and dark
 #   make fast    the trainer's optional compiled loops (core/fast, Cython + a C compiler); without
 #                them everything works on the pure-Python path (`python -m core info` says which)
@@ -57,7 +57,7 @@ chromium:
 test: $(VENV)/.dev-installed chromium
 	-@$(PY) core/fast/build.py
 	$(VENV)/bin/lint-imports --no-logo
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2
 
 screenshots: $(VENV)/.dev-installed chromium
 	$(PY) docs/screenshots.py
