@@ -268,6 +268,7 @@ def compare(browser, url: str, chars: int, floor: list[float], shots: Path | Non
     print(row(f"compare {chars:,} chars", times, floor, extra=f"HTML {size / 1e6:.2f} MB, {elements:,} elements"))
     if shots:
         shots.mkdir(parents=True, exist_ok=True)
+        page.locator(".tp-panel").first.scroll_into_view_if_needed()   # the panels and what they cover
         page.screenshot(path=str(shots / f"compare-{chars}.png"), full_page=False)
     page.context.close()
 
