@@ -57,7 +57,7 @@ chromium:
 test: $(VENV)/.dev-installed chromium
 	-@$(PY) core/fast/build.py
 	$(VENV)/bin/lint-imports --no-logo
-	$(PY) -m pytest -q -n 2
+	$(PY) -m pytest -q -n 2 --dist worksteal
 
 screenshots: $(VENV)/.dev-installed chromium
 	$(PY) docs/screenshots.py
