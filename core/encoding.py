@@ -7,8 +7,36 @@ token as its bytes and map each token back onto the input.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from itertools import accumulate
+from functools import lru_cache
+from itertools import accumulate, compress
 from typing import Optional, Sequence
+
+# 1 for a byte that starts a UTF-8 character, 0 for a continuation byte (10xxxxxx)
+_STARTS_A_CHARACTER = bytes(0 if 0x80 <= b < 0xC0 else 1 for b in range(256))
+_CACHED_TEXT_LIMIT = 1_000_000    # longer texts get their tables built each time, never kept
+
+
+def _utf8_tables(text: str) -> tuple[list[int], list[int]]:
+    """(the character each UTF-8 byte of text belongs to, the byte where each character starts,
+    plus the total length at the end). Built by C loops (translate, accumulate, compress), not a
+    Python loop per character: Compare converts one 10,000-character text for every tokenizer it
+    shows, and the same text comes back on every rerun, hence the small cache."""
+    if len(text) <= _CACHED_TEXT_LIMIT:
+        return _cached_utf8_tables(text)
+    return _build_utf8_tables(text)
+
+
+def _build_utf8_tables(text: str) -> tuple[list[int], list[int]]:
+    data = text.encode("utf-8", "surrogatepass")
+    leads = data.translate(_STARTS_A_CHARACTER)
+    char_of_byte = list(accumulate(leads, initial=-1))
+    del char_of_byte[0]
+    starts = list(compress(range(len(data)), leads))
+    starts.append(len(data))
+    return char_of_byte, starts
+
+
+_cached_utf8_tables = lru_cache(maxsize=8)(_build_utf8_tables)   # callers never modify the lists
 
 
 @dataclass(frozen=True)
@@ -50,18 +78,11 @@ def byte_offsets_to_char_offsets(text: str, byte_spans: list[tuple[int, int]]) -
     every character its bytes belong to). byte_offsets_to_char_offsets("é", [(0, 1), (1, 2)])
     == [(0, 1), (0, 1)].
     """
-    char_of_byte = []
-    for i, ch in enumerate(text):
-        char_of_byte.extend([i] * len(ch.encode("utf-8", "surrogatepass")))
-    n = len(char_of_byte)
-    out = []
-    for s, e in byte_spans:
-        if s >= e or s >= n:
-            pos = char_of_byte[s] if s < n else len(text)
-            out.append((pos, pos))
-            continue
-        out.append((char_of_byte[s], char_of_byte[min(e, n) - 1] + 1))
-    return out
+    char_of_byte = _utf8_tables(text)[0]
+    n, end = len(char_of_byte), len(text)
+    return [(char_of_byte[s], char_of_byte[min(e, n) - 1] + 1) if s < e and s < n
+            else ((char_of_byte[s],) * 2 if s < n else (end, end))
+            for s, e in byte_spans]
 
 
 def byte_spans(text: str, offsets: Sequence[tuple[int, int]], token_bytes: Sequence[bytes]) -> tuple[tuple[int, int], ...]:
@@ -71,7 +92,7 @@ def byte_spans(text: str, offsets: Sequence[tuple[int, int]], token_bytes: Seque
     == ((0, 1), (1, 2)). Empty spans (special tokens, `</w>`) stay empty."""
     if text.isascii():
         return tuple((s, e) for s, e in offsets)
-    starts = [0, *accumulate(len(c.encode("utf-8", "surrogatepass")) for c in text)]
+    starts = _utf8_tables(text)[1]
     next_start = [len(text)] * len(offsets)    # where the next non-empty token begins
     upcoming = len(text)
     for k in range(len(offsets) - 1, -1, -1):

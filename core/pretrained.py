@@ -382,8 +382,10 @@ def _clean(text: str) -> str:
 
 
 _GRAPHEME = regex.compile(r"\X")
+_PLAIN_ASCII_RUN = re.compile(r"[ -%'-~]+")    # printable ASCII but &
 
 
+@lru_cache(maxsize=4)   # Compare sends one text through Qwen 2.5 and 3.5 (callers only read the spans)
 def _nfc_aligned(text: str) -> tuple[str, Optional[list[tuple[int, int]]]]:
     """NFC of text and, for each NFC code point, the span of text it came from (None: unchanged).
 
@@ -870,11 +872,32 @@ def _clip_clean(text: str) -> tuple[str, list[tuple[int, int]]]:
     import ftfy
     fixed = html.unescape(html.unescape(ftfy.fix_text(text)))
     parts, spans = [], []
-    for m in _GRAPHEME.finditer(text):
-        g = m.group()
-        out = g if (g.isascii() and g.isprintable() and g != "&") else _ftfy_piece(g)
-        parts.append(out)
-        spans.extend([m.span()] * len(out))
+
+    def clusters(start: int, end: int) -> None:
+        for m in _GRAPHEME.finditer(text, start, end):
+            g = m.group()
+            out = g if (g.isascii() and g.isprintable() and g != "&") else _ftfy_piece(g)
+            parts.append(out)
+            spans.extend([m.span()] * len(out))
+
+    # Runs of printable ASCII other than & are their own clusters and pass ftfy unchanged: taken
+    # whole rather than cluster by cluster. A run's first and last characters are left to the
+    # cluster loop when a non-ASCII character touches them (a prepended or combining mark joins
+    # them into its cluster), so every cut falls between two clusters.
+    pos = 0
+    for m in _PLAIN_ASCII_RUN.finditer(text):
+        s, e = m.span()
+        if s > 0 and not text[s - 1].isascii():
+            s += 1
+        if e < len(text) and not text[e].isascii():
+            e -= 1
+        if e - s < 2:
+            continue
+        clusters(pos, s)
+        parts.append(text[s:e])
+        spans.extend(zip(range(s, e), range(s + 1, e + 1)))
+        pos = e
+    clusters(pos, len(text))
     if "".join(parts) != fixed:
         import difflib
         spans = []
@@ -892,8 +915,11 @@ def _clip_clean(text: str) -> tuple[str, list[tuple[int, int]]]:
             a, b = out_spans[-1][1], spans[s][0]
             out_spans.append((min(a, b), max(a, b)))
         words.append(m.group())
-        for k in range(s, e):
-            out_spans.extend([spans[k]] * len(fixed[k].lower()))
+        if len(m.group().lower()) == e - s:    # the usual case: lower case keeps every character one
+            out_spans.extend(spans[s:e])
+        else:
+            for k in range(s, e):
+                out_spans.extend([spans[k]] * len(fixed[k].lower()))
     cleaned = " ".join(words).lower()    # final sigma: the whole string decides, as str.lower does
     if len(cleaned) != len(out_spans):
         cleaned = " ".join("".join(c.lower() for c in w) for w in words)
