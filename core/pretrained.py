@@ -900,12 +900,21 @@ def _clip_clean(text: str) -> tuple[str, list[tuple[int, int]]]:
     clusters(pos, len(text))
     if "".join(parts) != fixed:
         import difflib
-        spans = []
+        spans, dropped = [], None     # dropped: text ftfy removed, given to the next output character
         for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, text, fixed, autojunk=False).get_opcodes():
+            first = len(spans)
+            if op == "delete":    # e.g. the Â of mojibake "Â\x8d" -> "\x8d": it still belongs to a token
+                dropped = (i1 if dropped is None else dropped[0], i2)
+                continue
             if op == "equal":
                 spans.extend((i1 + k, i1 + k + 1) for k in range(i2 - i1))
-            elif op != "delete":
+            else:
                 spans.extend([(min(i1, max(len(text) - 1, 0)), max(i2, min(i1 + 1, len(text))))] * (j2 - j1))
+            if dropped is not None and len(spans) > first:
+                spans[first] = (min(dropped[0], spans[first][0]), spans[first][1])
+                dropped = None
+        if dropped is not None and spans:     # removed at the very end: to the last character
+            spans[-1] = (spans[-1][0], max(dropped[1], spans[-1][1]))
     # white space as str.split() sees it (Python's re, not regex): words joined by one space, which
     # maps to the run it replaces; lower case per character for the spans, of the whole for the text
     words, out_spans = [], []

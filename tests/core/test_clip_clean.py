@@ -55,3 +55,9 @@ def test_a_mark_after_plain_ascii_stays_with_its_letter():
 
 def test_a_prepended_sign_stays_with_the_letter_after_it():
     assert _clip_clean("\u0600abcd") == ("\u0600abcd", [(0, 2), (0, 2), (2, 3), (3, 4), (4, 5)])
+
+
+def test_text_that_ftfy_removes_still_belongs_to_a_character():
+    # "Â\x8d" is U+008D's UTF-8 read as Latin-1: ftfy repairs it to "\x8d", and the Â goes with it
+    assert _clip_clean("Â\x8d") == ("\x8d", [(0, 2)])
+    assert _clip_clean("ab Â\x8d") == ("ab \x8d", [(0, 1), (1, 2), (2, 3), (3, 5)])
