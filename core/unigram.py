@@ -252,6 +252,16 @@ def size_limits(words, config: UnigramConfig) -> tuple[int, int]:
 
 _log, _exp = math.log, math.exp
 
+try:   # the E step's and the pruning's corpus-wide loops compiled, built by `make fast` (core/fast/build.py)
+    from .fast import _unigram as _fast
+except ImportError:   # not built (no Cython or no C compiler): the same loops in Python below
+    _fast = None
+
+# Which path train_unigram runs (`python -m core info` says it). Both give the same trace, every
+# float (tests/core/test_unigram_fast.py); the Python functions are the readable version.
+FAST_PATH = _fast is not None
+UNIGRAM_PATH = "compiled fast path (core/fast/_unigram)" if FAST_PATH else "pure-Python path"
+
 
 def _prefix_table(pieces) -> dict[str, int]:
     """piece -> sid, and every proper prefix of a piece -> -1 (unless it is a piece itself)."""
@@ -412,7 +422,9 @@ def _in_worker(name: str, parts, shared):
 
 def _e_blocks(trainer, blocks, score, unk_score, total):
     """For each block of words: {sid: expected count} summed over its words in order, and
-    Σ −count·log Z / total over them."""
+    Σ −count·log Z / total over them. core/fast/_unigram.pyx's e_blocks is this compiled."""
+    if trainer.lattices is not None:
+        return _fast.e_blocks(trainer.lattices, blocks, score, unk_score, float(total))
     rows, counts = trainer.rows, trainer.counts
     out = []
     for start, end in blocks:
@@ -472,6 +484,10 @@ def _word_viterbi(rows, score, unk_score: float) -> list[int]:
 
 
 def _viterbi_blocks(trainer, blocks, score, unk_score):
+    """For each block of words: {sid: Σ count over the words whose best path uses it}.
+    core/fast/_unigram.pyx's viterbi_blocks is this compiled."""
+    if trainer.lattices is not None:
+        return _fast.viterbi_blocks(trainer.lattices, blocks, score, unk_score)
     rows, counts = trainer.rows, trainer.counts
     out = []
     for start, end in blocks:
@@ -511,7 +527,7 @@ def _second_best_part(trainer, parts, order, score, unk_score):
 
 
 class _FastTrainer:
-    def __init__(self, sentences: list[tuple[str, int]], config: UnigramConfig):
+    def __init__(self, sentences: list[tuple[str, int]], config: UnigramConfig, fast: bool = True):
         self.config = config
         self.words = [w for w, _ in sentences]
         self.counts = [c for _, c in sentences]
@@ -523,6 +539,8 @@ class _FastTrainer:
         cache: dict = {}
         longest = max((len(t) for t in self.texts[1:]), default=1)
         self.rows = [_matches(w, table, cache, longest) for w in self.words]
+        # the rows as flat C arrays for the compiled loops (fast=False or not built: None)
+        self.lattices = _fast.Lattices(self.rows, self.counts, len(self.texts)) if fast and _fast else None
         self.workers = 1
         self.pool = None
 
@@ -726,14 +744,16 @@ def _required_characters(sentences) -> list[str]:
     return list(seen)
 
 
-def train_unigram(words, config: UnigramConfig, progress=None, workers: int = 1) -> UnigramTrace:
+def train_unigram(words, config: UnigramConfig, progress=None, workers: int = 1, *,
+                  fast: bool = True) -> UnigramTrace:
     """Train a Unigram vocabulary on counted words (core.corpus.WordCounts), recording every EM
     step and every pruning. progress(done, planned) is called after each EM step. workers > 1
     runs the E steps and prunings in that many forked processes where the process may fork (the
     command line; see core.corpus.process_context) and the corpus is big enough; the trace is the
-    same whatever the number (WORD_BLOCK)."""
+    same whatever the number (WORD_BLOCK). fast=False runs the pure-Python loops even when the
+    compiled ones are built (UNIGRAM_PATH); the trace is the same."""
     with _cyclic_gc_off_lazy():
-        return _train_unigram(words, config, progress, workers)
+        return _train_unigram(words, config, progress, workers, fast)
 
 
 def _cyclic_gc_off_lazy():
@@ -741,7 +761,7 @@ def _cyclic_gc_off_lazy():
     return _cyclic_gc_off()
 
 
-def _train_unigram(words, config: UnigramConfig, progress, workers: int) -> UnigramTrace:
+def _train_unigram(words, config: UnigramConfig, progress, workers: int, fast: bool = True) -> UnigramTrace:
     from .errors import CorpusError
     from .trainer import cut_long_words
     config = config.resolved()
@@ -750,7 +770,7 @@ def _train_unigram(words, config: UnigramConfig, progress, workers: int) -> Unig
     if not sentences:
         raise CorpusError("the corpus has no words to train on")
     with contextlib.ExitStack() as stack:
-        trainer = _FastTrainer(sentences, config)
+        trainer = _FastTrainer(sentences, config, fast)
         if workers > 1 and len(sentences) >= 2 * WORD_BLOCK:
             from .corpus import process_context
             context = process_context(fork=True)

@@ -1,0 +1,392 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""The Unigram trainer's two corpus-wide loops, compiled: core/unigram.py's _e_blocks (with
+_word_expectations, forward-backward over each word's lattice) and _viterbi_blocks (with
+_word_viterbi), step for step: the same floating-point operations in the same order (C's exp and
+log are the libm Python's math.exp and math.log call; built with -ffp-contract=off so no multiply
+and add is fused), so the traces are equal bit for bit. The Python functions are the readable
+version; tests/core/test_unigram_fast.py holds the two equal. Built by core/fast/build.py
+(`make fast`); optional.
+
+What is compiled: every word's matches against the seed pieces (the trainer's `rows`, which never
+change: pieces are only dropped) are copied once into flat C arrays (`Lattices`); each step reads
+the scores into a C array and walks the lattices there.
+"""
+from libc.stdlib cimport malloc, realloc, free
+from libc.math cimport exp, log, INFINITY
+
+
+cdef void* _grown(void* p, size_t size) except NULL:
+    cdef void* q = realloc(p, size if size else 1)
+    if q == NULL:
+        raise MemoryError()
+    return q
+
+
+cdef class Lattices:
+    """Each word's matches: word w's positions are pos_at[w] .. pos_at[w + 1] - 1; position p's
+    matches (length, sid; shorter first, as _matches gives them) are node_at[p] .. node_at[p + 1] - 1.
+    counts[w] is the word's count as a float (as Python turns the int into one)."""
+    cdef Py_ssize_t n_words, n_sids, longest
+    cdef Py_ssize_t* pos_at
+    cdef Py_ssize_t* node_at
+    cdef int* node_len
+    cdef int* node_sid
+    cdef double* counts
+
+    def __cinit__(self, list rows, list counts, Py_ssize_t n_sids):
+        cdef Py_ssize_t n_pos = 0, n_nodes = 0, w, p, k, n
+        cdef list word_rows
+        cdef tuple row
+        self.pos_at = self.node_at = NULL
+        self.node_len = self.node_sid = NULL
+        self.counts = NULL
+        self.n_words = len(rows)
+        self.n_sids = n_sids
+        self.longest = 0
+        for word_rows in rows:
+            n_pos += len(word_rows)
+            if len(word_rows) > self.longest:
+                self.longest = len(word_rows)
+            for row in word_rows:
+                n_nodes += len(row)
+        self.pos_at = <Py_ssize_t*>_grown(NULL, (self.n_words + 1) * sizeof(Py_ssize_t))
+        self.node_at = <Py_ssize_t*>_grown(NULL, (n_pos + 1) * sizeof(Py_ssize_t))
+        self.node_len = <int*>_grown(NULL, n_nodes * sizeof(int))
+        self.node_sid = <int*>_grown(NULL, n_nodes * sizeof(int))
+        self.counts = <double*>_grown(NULL, self.n_words * sizeof(double))
+        p = 0
+        k = 0
+        for w in range(self.n_words):
+            self.pos_at[w] = p
+            self.counts[w] = float(counts[w])
+            for row in rows[w]:
+                self.node_at[p] = k
+                for length, sid in row:
+                    if not 0 < sid < n_sids:
+                        raise ValueError(f"sid {sid} outside 1..{n_sids - 1}")
+                    self.node_len[k] = length
+                    self.node_sid[k] = sid
+                    k += 1
+                p += 1
+        self.pos_at[self.n_words] = p
+        self.node_at[p] = k
+
+    def __dealloc__(self):
+        free(self.pos_at)
+        free(self.node_at)
+        free(self.node_len)
+        free(self.node_sid)
+        free(self.counts)
+
+
+cdef class _Scores:
+    """The score list (a float per sid, None when the piece is gone) as C arrays."""
+    cdef double* score
+    cdef char* alive
+    cdef Py_ssize_t n
+
+    def __cinit__(self, list score, Py_ssize_t n_sids):
+        cdef Py_ssize_t i
+        cdef object s
+        if len(score) != n_sids:
+            raise ValueError("the score list does not match the lattices")
+        self.n = n_sids
+        self.score = <double*>_grown(NULL, n_sids * sizeof(double))
+        self.alive = <char*>_grown(NULL, n_sids * sizeof(char))
+        for i in range(n_sids):
+            s = score[i]
+            if s is None:
+                self.alive[i] = 0
+                self.score[i] = 0.0
+            else:
+                self.alive[i] = 1
+                self.score[i] = s
+        self.alive[0] = 0        # sid 0 (the training <UNK>) only ever enters as the unknown node
+
+    def __dealloc__(self):
+        free(self.score)
+        free(self.alive)
+
+
+cdef class _Scratch:
+    """Per-word buffers: values per position and the word's live nodes (begin order, shorter
+    first, the unknown character last), each with its end, sid and score."""
+    cdef double* a          # alpha, or best
+    cdef double* b          # beta
+    cdef char* has
+    cdef Py_ssize_t* live_at    # position -> first live node
+    cdef Py_ssize_t* head       # Viterbi: end -> first node ending there (-1 none)
+    cdef Py_ssize_t* tail
+    cdef Py_ssize_t pos_cap
+    cdef int* n_end
+    cdef int* n_sid
+    cdef int* n_begin
+    cdef double* n_score
+    cdef double* n_v
+    cdef Py_ssize_t* n_next
+    cdef Py_ssize_t node_cap
+
+    def __cinit__(self):
+        self.a = self.b = NULL
+        self.has = NULL
+        self.live_at = self.head = self.tail = NULL
+        self.n_end = self.n_sid = self.n_begin = NULL
+        self.n_score = self.n_v = NULL
+        self.n_next = NULL
+        self.pos_cap = self.node_cap = 0
+
+    cdef int positions(self, Py_ssize_t n) except -1:
+        if n + 1 <= self.pos_cap:
+            return 0
+        cdef Py_ssize_t cap = max(n + 1, 2 * self.pos_cap, 64)
+        self.a = <double*>_grown(self.a, cap * sizeof(double))
+        self.b = <double*>_grown(self.b, cap * sizeof(double))
+        self.has = <char*>_grown(self.has, cap * sizeof(char))
+        self.live_at = <Py_ssize_t*>_grown(self.live_at, cap * sizeof(Py_ssize_t))
+        self.head = <Py_ssize_t*>_grown(self.head, cap * sizeof(Py_ssize_t))
+        self.tail = <Py_ssize_t*>_grown(self.tail, cap * sizeof(Py_ssize_t))
+        self.pos_cap = cap
+        return 0
+
+    cdef int nodes(self, Py_ssize_t n) except -1:
+        if n <= self.node_cap:
+            return 0
+        cdef Py_ssize_t cap = max(n, 2 * self.node_cap, 256)
+        self.n_end = <int*>_grown(self.n_end, cap * sizeof(int))
+        self.n_sid = <int*>_grown(self.n_sid, cap * sizeof(int))
+        self.n_begin = <int*>_grown(self.n_begin, cap * sizeof(int))
+        self.n_score = <double*>_grown(self.n_score, cap * sizeof(double))
+        self.n_v = <double*>_grown(self.n_v, cap * sizeof(double))
+        self.n_next = <Py_ssize_t*>_grown(self.n_next, cap * sizeof(Py_ssize_t))
+        self.node_cap = cap
+        return 0
+
+    def __dealloc__(self):
+        free(self.a)
+        free(self.b)
+        free(self.has)
+        free(self.live_at)
+        free(self.head)
+        free(self.tail)
+        free(self.n_end)
+        free(self.n_sid)
+        free(self.n_begin)
+        free(self.n_score)
+        free(self.n_v)
+        free(self.n_next)
+
+
+cdef inline double _lse(double cur, double v) nogil:
+    """core/unigram.py's inline log_sum_exp of an accumulated value and a new term, as written
+    there (`cur` first)."""
+    if cur > v:
+        return cur if cur > v + 50.0 else cur + log(exp(v - cur) + 1.0)
+    return v if v > cur + 50.0 else v + log(exp(cur - v) + 1.0)
+
+
+cdef double _word_expectations(Lattices lat, Py_ssize_t w, _Scores sc, double unk_score,
+                               _Scratch t, double* expected, char* touched, list touched_sids) except? -1.0:
+    """See core/unigram.py, _word_expectations: returns count × log Z and adds the word's expected
+    counts into `expected` (sids first touched are appended to touched_sids)."""
+    cdef Py_ssize_t p0 = lat.pos_at[w], n = lat.pos_at[w + 1] - p0
+    cdef Py_ssize_t b, k, k_end, e, m = 0, j
+    cdef int sid, length
+    cdef bint single
+    cdef double ab, s, v, cur, acc, z, count = lat.counts[w]
+    cdef double* alpha
+    cdef double* beta
+    t.positions(n)
+    t.nodes(lat.node_at[p0 + n] - lat.node_at[p0] + n)
+    alpha, beta = t.a, t.b
+    alpha[0] = 0.0
+    for b in range(1, n + 1):
+        alpha[b] = -INFINITY
+    for b in range(n):
+        ab = alpha[b]
+        single = False
+        t.live_at[b] = m
+        k_end = lat.node_at[p0 + b + 1]
+        for k in range(lat.node_at[p0 + b], k_end):
+            sid = lat.node_sid[k]
+            if not sc.alive[sid]:
+                continue
+            length = lat.node_len[k]
+            s = sc.score[sid]
+            e = b + length
+            t.n_end[m] = <int>e
+            t.n_sid[m] = sid
+            t.n_score[m] = s
+            m += 1
+            if length == 1:
+                single = True
+            v = s + ab
+            alpha[e] = _lse(alpha[e], v)
+        if not single:
+            t.n_end[m] = <int>(b + 1)
+            t.n_sid[m] = 0
+            t.n_score[m] = unk_score
+            m += 1
+            v = unk_score + ab
+            alpha[b + 1] = _lse(alpha[b + 1], v)
+    t.live_at[n] = m
+    beta[n] = 0.0
+    for b in range(n - 1, -1, -1):
+        acc = -INFINITY
+        for j in range(t.live_at[b], t.live_at[b + 1]):
+            v = t.n_score[j] + beta[t.n_end[j]]
+            acc = _lse(acc, v)
+        beta[b] = acc
+    z = alpha[n]
+    for b in range(n):
+        ab = alpha[b]
+        for j in range(t.live_at[b], t.live_at[b + 1]):
+            sid = t.n_sid[j]
+            if not touched[sid]:
+                touched[sid] = 1
+                touched_sids.append(sid)
+            expected[sid] += count * exp(ab + t.n_score[j] + beta[t.n_end[j]] - z)
+    return count * z
+
+
+def e_blocks(Lattices lat, blocks, list score, double unk_score, double total):
+    """See core/unigram.py, _e_blocks: for each (start, end) block of words, ({sid: expected
+    count summed over its words in order}, Σ −count·log Z / total over them in order)."""
+    cdef _Scores sc = _Scores(score, lat.n_sids)
+    cdef _Scratch t = _Scratch()
+    cdef double* expected = <double*>_grown(NULL, lat.n_sids * sizeof(double))
+    cdef char* touched = <char*>_grown(NULL, lat.n_sids * sizeof(char))
+    cdef Py_ssize_t i, w, start, end
+    cdef double z, loss
+    cdef list out = [], touched_sids
+    cdef dict d
+    cdef int sid
+    try:
+        for i in range(lat.n_sids):
+            expected[i] = 0.0
+            touched[i] = 0
+        for start, end in blocks:
+            if not 0 <= start <= end <= lat.n_words:
+                raise ValueError(f"block {start}..{end} outside the {lat.n_words} words")
+            touched_sids = []
+            loss = 0.0
+            for w in range(start, end):
+                z = _word_expectations(lat, w, sc, unk_score, t, expected, touched, touched_sids)
+                loss -= z / total
+            d = {}
+            for sid in touched_sids:
+                d[sid] = expected[sid]
+                expected[sid] = 0.0
+                touched[sid] = 0
+            out.append((d, loss))
+    finally:
+        free(expected)
+        free(touched)
+    return out
+
+
+cdef int _word_viterbi(Lattices lat, Py_ssize_t w, _Scores sc, double unk_score, _Scratch t,
+                       double* freq, char* touched, list touched_sids) except -1:
+    """See core/unigram.py, _word_viterbi (with its tie rule: going back from each position, the
+    first node ending there, in the order they were put in, whose best score plus the score to
+    its right equals the best): adds the word's count to each sid on its best path."""
+    cdef Py_ssize_t p0 = lat.pos_at[w], n = lat.pos_at[w + 1] - p0
+    cdef Py_ssize_t b, k, k_end, e, m = 0, j, pos, last
+    cdef int sid, length
+    cdef bint single
+    cdef double pb, s, v, s_right, target, count = lat.counts[w]
+    cdef double* best
+    t.positions(n)
+    t.nodes(lat.node_at[p0 + n] - lat.node_at[p0] + n)
+    best = t.a
+    for b in range(n + 1):
+        best[b] = 0.0
+        t.has[b] = 0
+        t.head[b] = -1
+    for b in range(n):
+        pb = best[b]
+        single = False
+        k_end = lat.node_at[p0 + b + 1]
+        for k in range(lat.node_at[p0 + b], k_end + 1):
+            if k < k_end:
+                sid = lat.node_sid[k]
+                if not sc.alive[sid]:
+                    continue
+                length = lat.node_len[k]
+                s = sc.score[sid]
+                if length == 1:
+                    single = True
+            elif not single:
+                sid = 0
+                length = 1
+                s = unk_score
+            else:
+                break
+            e = b + length
+            v = pb + s
+            if not t.has[e] or v > best[e]:
+                best[e] = v
+                t.has[e] = 1
+            t.n_v[m] = v
+            t.n_begin[m] = <int>b
+            t.n_sid[m] = sid
+            t.n_score[m] = s
+            t.n_next[m] = -1
+            if t.head[e] < 0:
+                t.head[e] = m
+            else:
+                t.n_next[t.tail[e]] = m
+            t.tail[e] = m
+            m += 1
+    pos = n
+    s_right = 0.0
+    while pos > 0:
+        target = best[pos] + s_right
+        j = t.head[pos]
+        last = j
+        while j >= 0:
+            last = j
+            if t.n_v[j] + s_right == target:
+                break
+            j = t.n_next[j]
+        j = last
+        sid = t.n_sid[j]
+        if not touched[sid]:
+            touched[sid] = 1
+            touched_sids.append(sid)
+        freq[sid] += count
+        pos = t.n_begin[j]
+        s_right = t.n_score[j]
+    return 0
+
+
+def viterbi_blocks(Lattices lat, blocks, list score, double unk_score):
+    """See core/unigram.py, _viterbi_blocks: for each block, {sid: Σ count over its words'
+    best paths} (whole numbers: exact in any order)."""
+    cdef _Scores sc = _Scores(score, lat.n_sids)
+    cdef _Scratch t = _Scratch()
+    cdef double* freq = <double*>_grown(NULL, lat.n_sids * sizeof(double))
+    cdef char* touched = <char*>_grown(NULL, lat.n_sids * sizeof(char))
+    cdef Py_ssize_t i, w, start, end
+    cdef list out = [], touched_sids
+    cdef dict d
+    cdef int sid
+    try:
+        for i in range(lat.n_sids):
+            freq[i] = 0.0
+            touched[i] = 0
+        for start, end in blocks:
+            if not 0 <= start <= end <= lat.n_words:
+                raise ValueError(f"block {start}..{end} outside the {lat.n_words} words")
+            touched_sids = []
+            for w in range(start, end):
+                _word_viterbi(lat, w, sc, unk_score, t, freq, touched, touched_sids)
+            d = {}
+            for sid in touched_sids:
+                d[sid] = freq[sid]
+                freq[sid] = 0.0
+                touched[sid] = 0
+            out.append(d)
+    finally:
+        free(freq)
+        free(touched)
+    return out
