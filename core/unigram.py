@@ -531,16 +531,22 @@ class _FastTrainer:
         self.config = config
         self.words = [w for w, _ in sentences]
         self.counts = [c for _, c in sentences]
-        self.seeds = _seed_pieces(sentences, config)
+        # compiled (when built): the substrings counted and the words matched in C
+        substrings = _fast.Substrings(self.words, config.max_piece_length) if fast and _fast else None
+        self.seeds = _seed_pieces(sentences, config, substrings=substrings)
         self.texts = [TRAINING_UNK] + [p for p, _ in self.seeds]          # sid -> text
         self.score: list = [math.nan] + [s for _, s in self.seeds]       # sid -> score, None when gone
         self.order = list(range(1, len(self.texts)))                     # current pieces, in order
-        table = _prefix_table((sid, self.texts[sid]) for sid in self.order)
-        cache: dict = {}
-        longest = max((len(t) for t in self.texts[1:]), default=1)
-        self.rows = [_matches(w, table, cache, longest) for w in self.words]
-        # the rows as flat C arrays for the compiled loops (fast=False or not built: None)
-        self.lattices = _fast.Lattices(self.rows, self.counts, len(self.texts)) if fast and _fast else None
+        if substrings is not None:
+            # the words' matches as flat C arrays, as _matches would find them (rows: not needed)
+            self.lattices = substrings.lattices(self.texts, self.counts)
+            self.rows = None
+        else:
+            self.lattices = None
+            table = _prefix_table((sid, self.texts[sid]) for sid in self.order)
+            cache: dict = {}
+            longest = max((len(t) for t in self.texts[1:]), default=1)
+            self.rows = [_matches(w, table, cache, longest) for w in self.words]
         self.workers = 1
         self.pool = None
 
@@ -571,7 +577,7 @@ class _FastTrainer:
         expected = [0.0] * len(self.texts)
         total = sum(counts)
         loss = 0.0
-        blocks = [(start, min(start + WORD_BLOCK, len(self.rows))) for start in range(0, len(self.rows), WORD_BLOCK)]
+        blocks = [(start, min(start + WORD_BLOCK, len(self.words))) for start in range(0, len(self.words), WORD_BLOCK)]
         for block_expected, block_loss in self._map(_e_blocks, blocks, (score, unk_score, total)):
             for sid, x in block_expected.items():
                 expected[sid] += x
@@ -604,7 +610,7 @@ class _FastTrainer:
             alternatives.update(alts)
         # Viterbi counts are sums of whole numbers: exact in any order
         freq = [0.0] * len(texts)
-        blocks = [(start, min(start + WORD_BLOCK, len(self.rows))) for start in range(0, len(self.rows), WORD_BLOCK)]
+        blocks = [(start, min(start + WORD_BLOCK, len(self.words))) for start in range(0, len(self.words), WORD_BLOCK)]
         for block_freq in self._map(_viterbi_blocks, blocks, (score, unk_score)):
             for sid, x in block_freq.items():
                 freq[sid] += x
@@ -684,16 +690,36 @@ class _FastTrainer:
         return specials + out, unk_id
 
 
-def _seed_pieces(sentences, config: UnigramConfig) -> list[tuple[str, float]]:
-    """core/unigram_reference.py's seed_pieces, with one dict per substring instead of a set."""
+def _seed_pieces(sentences, config: UnigramConfig, substrings=None) -> list[tuple[str, float]]:
+    """core/unigram_reference.py's seed_pieces, with one dict per substring instead of a set.
+    substrings: the words' substrings counted by core/fast/_unigram.pyx's Substrings (the
+    same counts, in C); None: counted here."""
     char_counts: dict[str, int] = {}
     for word, count in sentences:
         for ch in word:
             char_counts[ch] = char_counts.get(ch, 0) + count
     char_counts.pop("\0", None)
+    if substrings is not None:
+        subs = substrings.maximal()
+    else:
+        subs = _substrings_counted(sentences, config.max_piece_length)
+    seeds = [(ch, float(c)) for c, ch in sorted(((c, ch) for ch, c in char_counts.items()), reverse=True)]
+    subs.sort(reverse=True)
+    room = config.seed_size - len(seeds)
+    seeds.extend((s, float(v)) for v, s in subs[:max(room, 1)])
+    total = 0.0
+    for _, v in seeds:
+        total += v
+    log_total = _log(total)
+    return [(p, _log(v) - log_total) for p, v in seeds]
+
+
+def _substrings_counted(sentences, max_len: int) -> list[tuple[int, str]]:
+    """(occurrences × length, substring) for every substring of 2 to max_len characters (none
+    with "\\0") that occurs at least twice and is not always followed by the same character
+    ("\\0" at a word's end). core/fast/_unigram.pyx's Substrings counts the same in C."""
     occ: dict[str, int] = {}
     follower: dict[str, Optional[str]] = {}      # the one character that follows, None: several
-    max_len = config.max_piece_length
     for word, _ in sentences:
         n = len(word)
         stop = n
@@ -714,16 +740,7 @@ def _seed_pieces(sentences, config: UnigramConfig) -> list[tuple[str, float]]:
                     occ[sub] = c + 1
                     if follower[sub] != nxt:
                         follower[sub] = None
-    subs = [(c * len(s), s) for s, c in occ.items() if c >= 2 and follower[s] is None]
-    seeds = [(ch, float(c)) for c, ch in sorted(((c, ch) for ch, c in char_counts.items()), reverse=True)]
-    subs.sort(reverse=True)
-    room = config.seed_size - len(seeds)
-    seeds.extend((s, float(v)) for v, s in subs[:max(room, 1)])
-    total = 0.0
-    for _, v in seeds:
-        total += v
-    log_total = _log(total)
-    return [(p, _log(v) - log_total) for p, v in seeds]
+    return [(c * len(s), s) for s, c in occ.items() if c >= 2 and follower[s] is None]
 
 
 def unigram_words(words, config: UnigramConfig) -> list[tuple[str, int]]:

@@ -71,6 +71,13 @@ cdef class Lattices:
         self.pos_at[self.n_words] = p
         self.node_at[p] = k
 
+    def rows(self):
+        """The matches back as core/unigram.py's _matches gives them: per word, per start, a
+        tuple of (length, sid) (for tests)."""
+        cdef Py_ssize_t w, p, k
+        return [[tuple((self.node_len[k], self.node_sid[k]) for k in range(self.node_at[p], self.node_at[p + 1]))
+                 for p in range(self.pos_at[w], self.pos_at[w + 1])] for w in range(self.n_words)]
+
     def __dealloc__(self):
         free(self.pos_at)
         free(self.node_at)
@@ -390,3 +397,265 @@ def viterbi_blocks(Lattices lat, blocks, list score, double unk_score):
         free(freq)
         free(touched)
     return out
+
+
+# ---------------------------------------------------------------- seeds and lattices
+
+cdef extern from "Python.h":
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    int PyUnicode_4BYTE_KIND
+
+from libc.string cimport memcmp
+
+
+cdef inline unsigned long long _step(unsigned long long h, Py_UCS4 c) nogil:
+    return (h ^ <unsigned long long>c) * 0x100000001B3ULL
+
+
+cdef class Substrings:
+    """core/unigram.py's _seed_pieces counting and _matches, on code points in C: every substring of
+    2 to max_len characters of every word (none containing "\\0"), how many times it occurs
+    (each word of the list once, however often it is counted) and whether one character always
+    follows it ("\\0" at the end of a word); then, given the seed pieces, each word's matches
+    against them as a Lattices."""
+    cdef Py_UCS4* text          # the words one after the other
+    cdef Py_ssize_t* word_at    # word w is text[word_at[w] : word_at[w + 1]]
+    cdef Py_ssize_t n_words, max_len
+    # entries: a substring's first place in text, its length, occurrences, follower (-1: several), sid
+    cdef Py_ssize_t* e_off
+    cdef int* e_len
+    cdef long long* e_count
+    cdef long long* e_follow
+    cdef int* e_sid
+    cdef Py_ssize_t n_entries, cap
+    cdef Py_ssize_t* slots      # entry index + 1, 0: empty
+    cdef Py_ssize_t mask
+    cdef unsigned long long* e_hash
+
+    def __cinit__(self, list words, Py_ssize_t max_len):
+        cdef Py_ssize_t total = 0, w, i, n, b, e, top, off, slot
+        cdef str word
+        cdef Py_UCS4 c
+        cdef unsigned long long h
+        cdef long long nxt
+        cdef Py_UCS4* t
+        self.text = NULL
+        self.word_at = NULL
+        self.e_off = NULL
+        self.e_len = NULL
+        self.e_count = NULL
+        self.e_follow = NULL
+        self.e_sid = NULL
+        self.e_hash = NULL
+        self.slots = NULL
+        self.n_words = len(words)
+        self.max_len = max_len
+        for word in words:
+            total += len(word)
+        self.text = <Py_UCS4*>_grown(NULL, (total + 1) * sizeof(Py_UCS4))
+        self.word_at = <Py_ssize_t*>_grown(NULL, (self.n_words + 1) * sizeof(Py_ssize_t))
+        i = 0
+        for w in range(self.n_words):
+            self.word_at[w] = i
+            for c in <str>words[w]:
+                self.text[i] = c
+                i += 1
+        self.word_at[self.n_words] = i
+        self.cap = 0
+        self.n_entries = 0
+        self._grow_entries(max(1024, total))
+        self._rehash(4096)
+        t = self.text
+        for w in range(self.n_words):
+            off = self.word_at[w]
+            n = self.word_at[w + 1] - off
+            for b in range(n - 1):
+                if t[off + b] == 0:
+                    continue            # every substring from here contains "\0"
+                h = _step(0xCBF29CE484222325ULL, t[off + b])
+                top = min(n, b + max_len)
+                for e in range(b + 2, top + 1):
+                    c = t[off + e - 1]
+                    if c == 0:
+                        break
+                    h = _step(h, c)
+                    nxt = t[off + e] if e < n else 0
+                    slot = self._find(h, off + b, e - b)
+                    i = self.slots[slot] - 1
+                    if i < 0:
+                        i = self._add(slot, h, off + b, e - b)
+                        self.e_count[i] = 1
+                        self.e_follow[i] = nxt
+                    else:
+                        self.e_count[i] += 1
+                        if self.e_follow[i] != nxt:
+                            self.e_follow[i] = -1
+
+    def __dealloc__(self):
+        free(self.text)
+        free(self.word_at)
+        free(self.e_off)
+        free(self.e_len)
+        free(self.e_count)
+        free(self.e_follow)
+        free(self.e_sid)
+        free(self.e_hash)
+        free(self.slots)
+
+    cdef int _grow_entries(self, Py_ssize_t cap) except -1:
+        self.e_off = <Py_ssize_t*>_grown(self.e_off, cap * sizeof(Py_ssize_t))
+        self.e_len = <int*>_grown(self.e_len, cap * sizeof(int))
+        self.e_count = <long long*>_grown(self.e_count, cap * sizeof(long long))
+        self.e_follow = <long long*>_grown(self.e_follow, cap * sizeof(long long))
+        self.e_sid = <int*>_grown(self.e_sid, cap * sizeof(int))
+        self.e_hash = <unsigned long long*>_grown(self.e_hash, cap * sizeof(unsigned long long))
+        self.cap = cap
+        return 0
+
+    cdef int _rehash(self, Py_ssize_t size) except -1:
+        cdef Py_ssize_t i, s
+        free(self.slots)
+        self.slots = NULL
+        self.slots = <Py_ssize_t*>_grown(NULL, size * sizeof(Py_ssize_t))
+        for i in range(size):
+            self.slots[i] = 0
+        self.mask = size - 1
+        for i in range(self.n_entries):
+            s = <Py_ssize_t>(self.e_hash[i] & <unsigned long long>self.mask)
+            while self.slots[s]:
+                s = (s + 1) & self.mask
+            self.slots[s] = i + 1
+        return 0
+
+    cdef inline Py_ssize_t _find(self, unsigned long long h, Py_ssize_t off, Py_ssize_t length) nogil:
+        """The slot of the entry spelled text[off : off + length], or the empty slot it would take."""
+        cdef Py_ssize_t s = <Py_ssize_t>(h & <unsigned long long>self.mask), i
+        while True:
+            i = self.slots[s]
+            if i == 0:
+                return s
+            i -= 1
+            if self.e_hash[i] == h and self.e_len[i] == length and \
+                    memcmp(self.text + self.e_off[i], self.text + off, length * sizeof(Py_UCS4)) == 0:
+                return s
+            s = (s + 1) & self.mask
+
+    cdef Py_ssize_t _add(self, Py_ssize_t slot, unsigned long long h, Py_ssize_t off, Py_ssize_t length) except -1:
+        cdef Py_ssize_t i = self.n_entries
+        if i == self.cap:
+            self._grow_entries(2 * self.cap)
+        self.e_off[i] = off
+        self.e_len[i] = <int>length
+        self.e_hash[i] = h
+        self.e_sid[i] = 0
+        self.slots[slot] = i + 1
+        self.n_entries += 1
+        if 2 * self.n_entries > self.mask:
+            self._rehash(2 * (self.mask + 1))
+        return i
+
+    def maximal(self):
+        """[(occurrences × length, substring)] for each substring that occurs at least twice and
+        is not always followed by the same character (_seed_pieces's `subs`, in no order)."""
+        cdef list out = []
+        cdef Py_ssize_t i
+        for i in range(self.n_entries):
+            if self.e_count[i] >= 2 and self.e_follow[i] < 0:
+                out.append((self.e_count[i] * self.e_len[i],
+                            PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, self.text + self.e_off[i], self.e_len[i])))
+        return out
+
+    def lattices(self, list texts, list counts):
+        """Each word's matches against the pieces texts[1:] (sid = index; pieces of one character
+        or of 2 to max_len characters that are substrings counted here) as core/unigram.py's
+        _matches gives them (per start, shorter first), as a Lattices."""
+        cdef dict chars = {}
+        cdef Py_ssize_t sid, n_sids = len(texts), w, off, n, b, e, top, slot, i, k, p
+        cdef str piece
+        cdef Py_UCS4 c
+        cdef unsigned long long h
+        cdef Lattices lat
+        cdef int char_sid
+        cdef Py_ssize_t n_nodes = 0, n_pos
+        cdef Py_UCS4* t = self.text
+        cdef Py_UCS4* buf = <Py_UCS4*>_grown(NULL, (self.max_len + 1) * sizeof(Py_UCS4))
+        try:
+            for sid in range(1, n_sids):
+                piece = texts[sid]
+                if len(piece) == 1:
+                    chars[piece] = sid
+                    continue
+                if not 2 <= len(piece) <= self.max_len:
+                    raise ValueError(f"piece {piece!r} is not a counted substring")
+                h = 0xCBF29CE484222325ULL
+                i = 0
+                for c in piece:
+                    h = _step(h, c)
+                    buf[i] = c
+                    i += 1
+                # look it up by content: compare against the buffer, not the text
+                slot = <Py_ssize_t>(h & <unsigned long long>self.mask)
+                while True:
+                    k = self.slots[slot]
+                    if k == 0:
+                        raise ValueError(f"piece {piece!r} is not a counted substring")
+                    k -= 1
+                    if self.e_hash[k] == h and self.e_len[k] == i and \
+                            memcmp(self.text + self.e_off[k], buf, i * sizeof(Py_UCS4)) == 0:
+                        self.e_sid[k] = <int>sid
+                        break
+                    slot = (slot + 1) & self.mask
+        finally:
+            free(buf)
+        # the char map as a C table over code points seen in the words
+        lat = Lattices.__new__(Lattices, [], [], n_sids)
+        n_pos = self.word_at[self.n_words]
+        lat.n_words = self.n_words
+        lat.pos_at = <Py_ssize_t*>_grown(lat.pos_at, (self.n_words + 1) * sizeof(Py_ssize_t))
+        lat.node_at = <Py_ssize_t*>_grown(lat.node_at, (n_pos + 1) * sizeof(Py_ssize_t))
+        lat.counts = <double*>_grown(lat.counts, (self.n_words + 1) * sizeof(double))
+        cdef Py_ssize_t node_cap = max(n_pos, 1024)
+        lat.node_len = <int*>_grown(lat.node_len, node_cap * sizeof(int))
+        lat.node_sid = <int*>_grown(lat.node_sid, node_cap * sizeof(int))
+        cdef int* char_of = <int*>_grown(NULL, (n_pos + 1) * sizeof(int))
+        try:
+            for p in range(n_pos):     # each position's one-character piece (0: none)
+                char_sid = chars.get(chr(t[p]), 0)
+                char_of[p] = char_sid
+            k = 0
+            for w in range(self.n_words):
+                off = self.word_at[w]
+                n = self.word_at[w + 1] - off
+                lat.pos_at[w] = off
+                lat.counts[w] = float(counts[w])
+                if n > lat.longest:
+                    lat.longest = n
+                for b in range(n):
+                    lat.node_at[off + b] = k
+                    if k + self.max_len + 1 > node_cap:
+                        node_cap = 2 * node_cap + self.max_len + 1
+                        lat.node_len = <int*>_grown(lat.node_len, node_cap * sizeof(int))
+                        lat.node_sid = <int*>_grown(lat.node_sid, node_cap * sizeof(int))
+                    if char_of[off + b]:
+                        lat.node_len[k] = 1
+                        lat.node_sid[k] = char_of[off + b]
+                        k += 1
+                    if t[off + b] == 0:
+                        continue
+                    h = _step(0xCBF29CE484222325ULL, t[off + b])
+                    top = min(n, b + self.max_len)
+                    for e in range(b + 2, top + 1):
+                        c = t[off + e - 1]
+                        if c == 0:
+                            break
+                        h = _step(h, c)
+                        i = self.slots[self._find(h, off + b, e - b)] - 1
+                        if i >= 0 and self.e_sid[i]:
+                            lat.node_len[k] = <int>(e - b)
+                            lat.node_sid[k] = self.e_sid[i]
+                            k += 1
+            lat.pos_at[self.n_words] = n_pos
+            lat.node_at[n_pos] = k
+        finally:
+            free(char_of)
+        return lat

@@ -120,24 +120,28 @@ def _trainer(pairs, max_len=8, fast=True):
 
 @needs_fast
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pairs=st.lists(st.tuples(WORD, st.integers(1, 10**6)), min_size=1, max_size=40),
+@given(pairs=st.lists(st.tuples(st.text(st.sampled_from("abcdeé中▁\0"), min_size=1, max_size=12),
+                                st.integers(1, 10**6)), min_size=1, max_size=40),
+       max_len=st.integers(1, 8),
        raw=st.lists(st.one_of(st.none(), st.floats(-200, 0), st.sampled_from([-1e-300, -0.0, -75.0, -25.0])),
                     min_size=1, max_size=50),
-       block=st.integers(1, 7), data=st.data())
-def test_compiled_functions_return_what_python_returns(pairs, raw, block, data):
-    """e_blocks and viterbi_blocks against _e_blocks and _viterbi_blocks on the same trainer
+       block=st.integers(1, 7))
+def test_compiled_functions_return_what_python_returns(pairs, max_len, raw, block):
+    """Substrings (seeds and lattices), e_blocks and viterbi_blocks against _seed_pieces,
+    _matches, _e_blocks and _viterbi_blocks on the same words (with "\\0", which no piece spans)
     and arbitrary scores (None: the piece is gone), block by block: equal dicts, equal losses."""
-    trainer = _trainer(pairs)
+    trainer = _trainer(pairs, max_len)
     n = len(trainer.texts)
     score = [math.nan] + [raw[i % len(raw)] for i in range(n - 1)]
     alive = [s for s in score[1:] if s is not None]
     unk_score = (min(alive) if alive else 0.0) - unigram_module.UNK_PENALTY
-    words = len(trainer.rows)
+    words = len(trainer.words)
     blocks = [(s, min(s + block, words)) for s in range(0, words, block)]
     total = sum(trainer.counts)
     fast = unigram_module._e_blocks(trainer, blocks, score, unk_score, total)
-    pure_trainer = _trainer(pairs, fast=False)
-    assert pure_trainer.rows == trainer.rows and pure_trainer.texts == trainer.texts
+    pure_trainer = _trainer(pairs, max_len, fast=False)
+    assert pure_trainer.texts == trainer.texts and pure_trainer.seeds == trainer.seeds
+    assert trainer.lattices.rows() == [list(r) for r in pure_trainer.rows]
     pure = unigram_module._e_blocks(pure_trainer, blocks, score, unk_score, total)
     assert fast == pure
     assert unigram_module._viterbi_blocks(trainer, blocks, score, unk_score) == \
