@@ -502,7 +502,10 @@ def _viterbi_blocks(trainer, blocks, score, unk_score):
 
 def _second_best_part(trainer, parts, order, score, unk_score):
     """For each part (a list of sids): whether each piece is kept whatever happens, and the
-    second-best segmentation of those that are their own best one."""
+    second-best segmentation of those that are their own best one. core/fast/_unigram.pyx's
+    second_best_parts is this compiled."""
+    if trainer.piece_lattices is not None:
+        return _fast.second_best_parts(trainer.piece_lattices, parts, score, unk_score)
     texts = trainer.texts
     table = _prefix_table((sid, texts[sid]) for sid in order)
     out = []
@@ -538,11 +541,14 @@ class _FastTrainer:
         self.score: list = [math.nan] + [s for _, s in self.seeds]       # sid -> score, None when gone
         self.order = list(range(1, len(self.texts)))                     # current pieces, in order
         if substrings is not None:
-            # the words' matches as flat C arrays, as _matches would find them (rows: not needed)
-            self.lattices = substrings.lattices(self.texts, self.counts)
+            # the words' matches as flat C arrays, as _matches would find them (rows: not needed),
+            # and each piece's own (the pruning's second-best segmentations)
+            substrings.set_pieces(self.texts)
+            self.lattices = substrings.lattices(self.counts)
+            self.piece_lattices = substrings.lattices(None, self.texts[1:])
             self.rows = None
         else:
-            self.lattices = None
+            self.lattices = self.piece_lattices = None
             table = _prefix_table((sid, self.texts[sid]) for sid in self.order)
             cache: dict = {}
             longest = max((len(t) for t in self.texts[1:]), default=1)

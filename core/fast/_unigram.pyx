@@ -132,6 +132,7 @@ cdef class _Scratch:
     cdef double* n_v
     cdef Py_ssize_t* n_next
     cdef Py_ssize_t node_cap
+    cdef int* path              # Viterbi: the best path's sids, right to left
 
     def __cinit__(self):
         self.a = self.b = NULL
@@ -140,6 +141,7 @@ cdef class _Scratch:
         self.n_end = self.n_sid = self.n_begin = NULL
         self.n_score = self.n_v = NULL
         self.n_next = NULL
+        self.path = NULL
         self.pos_cap = self.node_cap = 0
 
     cdef int positions(self, Py_ssize_t n) except -1:
@@ -152,6 +154,7 @@ cdef class _Scratch:
         self.live_at = <Py_ssize_t*>_grown(self.live_at, cap * sizeof(Py_ssize_t))
         self.head = <Py_ssize_t*>_grown(self.head, cap * sizeof(Py_ssize_t))
         self.tail = <Py_ssize_t*>_grown(self.tail, cap * sizeof(Py_ssize_t))
+        self.path = <int*>_grown(self.path, cap * sizeof(int))
         self.pos_cap = cap
         return 0
 
@@ -181,6 +184,7 @@ cdef class _Scratch:
         free(self.n_score)
         free(self.n_v)
         free(self.n_next)
+        free(self.path)
 
 
 cdef inline double _lse(double cur, double v) nogil:
@@ -291,16 +295,18 @@ def e_blocks(Lattices lat, blocks, list score, double unk_score, double total):
     return out
 
 
-cdef int _word_viterbi(Lattices lat, Py_ssize_t w, _Scores sc, double unk_score, _Scratch t,
-                       double* freq, char* touched, list touched_sids) except -1:
-    """See core/unigram.py, _word_viterbi (with its tie rule: going back from each position, the
-    first node ending there, in the order they were put in, whose best score plus the score to
-    its right equals the best): adds the word's count to each sid on its best path."""
+cdef Py_ssize_t _word_viterbi(Lattices lat, Py_ssize_t w, _Scores sc, double unk_score, _Scratch t,
+                              int drop_sid) except -2:
+    """See core/unigram.py, _word_viterbi and _best_path (with their tie rule: going back from each
+    position, the first node ending there, in the order they were put in, whose best score plus
+    the score to its right equals the best). Leaves the best path's nodes in t.path, right to
+    left, and returns how many. drop_sid > 0: without the node of that sid from 0 to the end
+    (the pruning's second-best segmentation); returns -1 when no node is left at 0 then."""
     cdef Py_ssize_t p0 = lat.pos_at[w], n = lat.pos_at[w + 1] - p0
-    cdef Py_ssize_t b, k, k_end, e, m = 0, j, pos, last
+    cdef Py_ssize_t b, k, k_end, e, m = 0, j, pos, last, n_path = 0
     cdef int sid, length
-    cdef bint single
-    cdef double pb, s, v, s_right, target, count = lat.counts[w]
+    cdef bint single, any_at_0 = False
+    cdef double pb, s, v, s_right, target
     cdef double* best
     t.positions(n)
     t.nodes(lat.node_at[p0 + n] - lat.node_at[p0] + n)
@@ -329,6 +335,10 @@ cdef int _word_viterbi(Lattices lat, Py_ssize_t w, _Scores sc, double unk_score,
             else:
                 break
             e = b + length
+            if b == 0 and drop_sid > 0 and e == n and sid == drop_sid:
+                continue
+            if b == 0:
+                any_at_0 = True
             v = pb + s
             if not t.has[e] or v > best[e]:
                 best[e] = v
@@ -344,6 +354,8 @@ cdef int _word_viterbi(Lattices lat, Py_ssize_t w, _Scores sc, double unk_score,
                 t.n_next[t.tail[e]] = m
             t.tail[e] = m
             m += 1
+    if drop_sid > 0 and not any_at_0:
+        return -1
     pos = n
     s_right = 0.0
     while pos > 0:
@@ -356,14 +368,11 @@ cdef int _word_viterbi(Lattices lat, Py_ssize_t w, _Scores sc, double unk_score,
                 break
             j = t.n_next[j]
         j = last
-        sid = t.n_sid[j]
-        if not touched[sid]:
-            touched[sid] = 1
-            touched_sids.append(sid)
-        freq[sid] += count
+        t.path[n_path] = t.n_sid[j]
+        n_path += 1
         pos = t.n_begin[j]
         s_right = t.n_score[j]
-    return 0
+    return n_path
 
 
 def viterbi_blocks(Lattices lat, blocks, list score, double unk_score):
@@ -373,10 +382,11 @@ def viterbi_blocks(Lattices lat, blocks, list score, double unk_score):
     cdef _Scratch t = _Scratch()
     cdef double* freq = <double*>_grown(NULL, lat.n_sids * sizeof(double))
     cdef char* touched = <char*>_grown(NULL, lat.n_sids * sizeof(char))
-    cdef Py_ssize_t i, w, start, end
+    cdef Py_ssize_t i, j, w, start, end
     cdef list out = [], touched_sids
     cdef dict d
     cdef int sid
+    cdef double count
     try:
         for i in range(lat.n_sids):
             freq[i] = 0.0
@@ -386,7 +396,13 @@ def viterbi_blocks(Lattices lat, blocks, list score, double unk_score):
                 raise ValueError(f"block {start}..{end} outside the {lat.n_words} words")
             touched_sids = []
             for w in range(start, end):
-                _word_viterbi(lat, w, sc, unk_score, t, freq, touched, touched_sids)
+                count = lat.counts[w]
+                for j in range(_word_viterbi(lat, w, sc, unk_score, t, 0)):
+                    sid = t.path[j]
+                    if not touched[sid]:
+                        touched[sid] = 1
+                        touched_sids.append(sid)
+                    freq[sid] += count
             d = {}
             for sid in touched_sids:
                 d[sid] = freq[sid]
@@ -420,7 +436,8 @@ cdef class Substrings:
     against them as a Lattices."""
     cdef Py_UCS4* text          # the words one after the other
     cdef Py_ssize_t* word_at    # word w is text[word_at[w] : word_at[w + 1]]
-    cdef Py_ssize_t n_words, max_len
+    cdef Py_ssize_t n_words, max_len, n_sids
+    cdef dict chars             # one-character piece -> sid (set_pieces)
     # entries: a substring's first place in text, its length, occurrences, follower (-1: several), sid
     cdef Py_ssize_t* e_off
     cdef int* e_len
@@ -450,6 +467,8 @@ cdef class Substrings:
         self.slots = NULL
         self.n_words = len(words)
         self.max_len = max_len
+        self.n_sids = 0
+        self.chars = None
         for word in words:
             total += len(word)
         self.text = <Py_UCS4*>_grown(NULL, (total + 1) * sizeof(Py_UCS4))
@@ -565,25 +584,34 @@ cdef class Substrings:
                             PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, self.text + self.e_off[i], self.e_len[i])))
         return out
 
-    def lattices(self, list texts, list counts):
-        """Each word's matches against the pieces texts[1:] (sid = index; pieces of one character
-        or of 2 to max_len characters that are substrings counted here) as core/unigram.py's
-        _matches gives them (per start, shorter first), as a Lattices."""
-        cdef dict chars = {}
-        cdef Py_ssize_t sid, n_sids = len(texts), w, off, n, b, e, top, slot, i, k, p
+    cdef inline Py_ssize_t _entry(self, unsigned long long h, const Py_UCS4* sub, Py_ssize_t length) nogil:
+        """The entry spelled sub[:length] (any buffer), or -1."""
+        cdef Py_ssize_t s = <Py_ssize_t>(h & <unsigned long long>self.mask), i
+        while True:
+            i = self.slots[s]
+            if i == 0:
+                return -1
+            i -= 1
+            if self.e_hash[i] == h and self.e_len[i] == length and \
+                    memcmp(self.text + self.e_off[i], sub, length * sizeof(Py_UCS4)) == 0:
+                return i
+            s = (s + 1) & self.mask
+
+    def set_pieces(self, list texts):
+        """Name the pieces texts[1:] by their sid (the index): the character ones in a dict, the
+        longer ones on their entries (each must be a substring counted here)."""
+        cdef Py_ssize_t sid, i, k
         cdef str piece
         cdef Py_UCS4 c
         cdef unsigned long long h
-        cdef Lattices lat
-        cdef int char_sid
-        cdef Py_ssize_t n_nodes = 0, n_pos
-        cdef Py_UCS4* t = self.text
         cdef Py_UCS4* buf = <Py_UCS4*>_grown(NULL, (self.max_len + 1) * sizeof(Py_UCS4))
+        self.chars = {}
+        self.n_sids = len(texts)
         try:
-            for sid in range(1, n_sids):
+            for sid in range(1, self.n_sids):
                 piece = texts[sid]
                 if len(piece) == 1:
-                    chars[piece] = sid
+                    self.chars[piece] = sid
                     continue
                 if not 2 <= len(piece) <= self.max_len:
                     raise ValueError(f"piece {piece!r} is not a counted substring")
@@ -593,41 +621,61 @@ cdef class Substrings:
                     h = _step(h, c)
                     buf[i] = c
                     i += 1
-                # look it up by content: compare against the buffer, not the text
-                slot = <Py_ssize_t>(h & <unsigned long long>self.mask)
-                while True:
-                    k = self.slots[slot]
-                    if k == 0:
-                        raise ValueError(f"piece {piece!r} is not a counted substring")
-                    k -= 1
-                    if self.e_hash[k] == h and self.e_len[k] == i and \
-                            memcmp(self.text + self.e_off[k], buf, i * sizeof(Py_UCS4)) == 0:
-                        self.e_sid[k] = <int>sid
-                        break
-                    slot = (slot + 1) & self.mask
+                k = self._entry(h, buf, i)
+                if k < 0:
+                    raise ValueError(f"piece {piece!r} is not a counted substring")
+                self.e_sid[k] = <int>sid
         finally:
             free(buf)
-        # the char map as a C table over code points seen in the words
-        lat = Lattices.__new__(Lattices, [], [], n_sids)
-        n_pos = self.word_at[self.n_words]
-        lat.n_words = self.n_words
-        lat.pos_at = <Py_ssize_t*>_grown(lat.pos_at, (self.n_words + 1) * sizeof(Py_ssize_t))
+
+    def lattices(self, list counts, list strings=None):
+        """Each word's matches (or each of `strings`': the pieces themselves, for the pruning's
+        second-best segmentations) against the pieces set_pieces named, as core/unigram.py's
+        _matches gives them (per start, shorter first), as a Lattices; counts: the words'
+        (None: 1 each)."""
+        cdef Py_ssize_t n_str = self.n_words if strings is None else len(strings)
+        cdef Py_ssize_t w, n, b, e, top, i, k = 0, n_pos = 0, node_cap, off = 0
+        cdef Py_UCS4 c
+        cdef unsigned long long h
+        cdef Lattices lat = Lattices.__new__(Lattices, [], [], self.n_sids)
+        cdef Py_UCS4* t
+        cdef Py_UCS4* buf = NULL
+        cdef Py_ssize_t buf_cap = 0
+        cdef str text
+        cdef object char_sid
+        cdef dict chars = self.chars
+        if chars is None:
+            raise ValueError("set_pieces first")
+        if strings is None:
+            n_pos = self.word_at[self.n_words]
+        else:
+            for text in strings:
+                n_pos += len(text)
+        lat.n_words = n_str
+        lat.pos_at = <Py_ssize_t*>_grown(lat.pos_at, (n_str + 1) * sizeof(Py_ssize_t))
         lat.node_at = <Py_ssize_t*>_grown(lat.node_at, (n_pos + 1) * sizeof(Py_ssize_t))
-        lat.counts = <double*>_grown(lat.counts, (self.n_words + 1) * sizeof(double))
-        cdef Py_ssize_t node_cap = max(n_pos, 1024)
+        lat.counts = <double*>_grown(lat.counts, (n_str + 1) * sizeof(double))
+        node_cap = max(2 * n_pos, 1024)
         lat.node_len = <int*>_grown(lat.node_len, node_cap * sizeof(int))
         lat.node_sid = <int*>_grown(lat.node_sid, node_cap * sizeof(int))
-        cdef int* char_of = <int*>_grown(NULL, (n_pos + 1) * sizeof(int))
         try:
-            for p in range(n_pos):     # each position's one-character piece (0: none)
-                char_sid = chars.get(chr(t[p]), 0)
-                char_of[p] = char_sid
-            k = 0
-            for w in range(self.n_words):
-                off = self.word_at[w]
-                n = self.word_at[w + 1] - off
+            for w in range(n_str):
+                if strings is None:
+                    t = self.text + self.word_at[w]
+                    n = self.word_at[w + 1] - self.word_at[w]
+                else:
+                    text = strings[w]
+                    n = len(text)
+                    if n > buf_cap:
+                        buf_cap = max(n, 2 * buf_cap, 64)
+                        buf = <Py_UCS4*>_grown(buf, buf_cap * sizeof(Py_UCS4))
+                    i = 0
+                    for c in text:
+                        buf[i] = c
+                        i += 1
+                    t = buf
                 lat.pos_at[w] = off
-                lat.counts[w] = float(counts[w])
+                lat.counts[w] = 1.0 if counts is None else float(counts[w])
                 if n > lat.longest:
                     lat.longest = n
                 for b in range(n):
@@ -636,26 +684,62 @@ cdef class Substrings:
                         node_cap = 2 * node_cap + self.max_len + 1
                         lat.node_len = <int*>_grown(lat.node_len, node_cap * sizeof(int))
                         lat.node_sid = <int*>_grown(lat.node_sid, node_cap * sizeof(int))
-                    if char_of[off + b]:
+                    char_sid = chars.get(chr(t[b]))
+                    if char_sid is not None:
                         lat.node_len[k] = 1
-                        lat.node_sid[k] = char_of[off + b]
+                        lat.node_sid[k] = char_sid
                         k += 1
-                    if t[off + b] == 0:
-                        continue
-                    h = _step(0xCBF29CE484222325ULL, t[off + b])
+                    if t[b] == 0:
+                        continue            # no piece has "\0"
+                    h = _step(0xCBF29CE484222325ULL, t[b])
                     top = min(n, b + self.max_len)
                     for e in range(b + 2, top + 1):
-                        c = t[off + e - 1]
+                        c = t[e - 1]
                         if c == 0:
                             break
                         h = _step(h, c)
-                        i = self.slots[self._find(h, off + b, e - b)] - 1
+                        i = self._entry(h, t + b, e - b)
                         if i >= 0 and self.e_sid[i]:
                             lat.node_len[k] = <int>(e - b)
                             lat.node_sid[k] = self.e_sid[i]
                             k += 1
-            lat.pos_at[self.n_words] = n_pos
-            lat.node_at[n_pos] = k
+                off += n
+            lat.pos_at[n_str] = off
+            lat.node_at[off] = k
         finally:
-            free(char_of)
+            free(buf)
         return lat
+
+
+def second_best_parts(Lattices pieces, parts, list score, double unk_score):
+    """See core/unigram.py, _second_best_part: `pieces` holds each piece's own lattice (piece sid
+    at index sid - 1, Substrings.lattices(None, texts[1:])); for each part (a list of sids),
+    ({sid: whether the piece is kept whatever happens}, {sid: the sids of its second-best
+    segmentation, left to right} for those that are their own best one)."""
+    cdef _Scores sc = _Scores(score, pieces.n_sids)
+    cdef _Scratch t = _Scratch()
+    cdef list out = [], part, alt
+    cdef dict keep, alts
+    cdef Py_ssize_t n_path, j
+    cdef int sid
+    if pieces.n_words != pieces.n_sids - 1:
+        raise ValueError("the lattices are not the pieces'")
+    for part in parts:
+        keep = {}
+        alts = {}
+        for sid in part:
+            if not 0 < sid < pieces.n_sids:
+                raise ValueError(f"sid {sid} outside the pieces")
+            n_path = _word_viterbi(pieces, sid - 1, sc, unk_score, t, 0)
+            if n_path >= 2:
+                keep[sid] = False
+                continue
+            keep[sid] = True
+            n_path = _word_viterbi(pieces, sid - 1, sc, unk_score, t, sid)
+            if n_path >= 0:
+                alt = []
+                for j in range(n_path - 1, -1, -1):
+                    alt.append(t.path[j])
+                alts[sid] = alt
+        out.append((keep, alts))
+    return out

@@ -1,9 +1,9 @@
 """The Unigram trainer's compiled loops (core/fast/_unigram.pyx) give the pure-Python trainer's
-trace, float for float: the E step (forward-backward over each word's lattice), the pruning's
-Viterbi counts and the seed pieces and lattices, on the seed corpora, on generated corpora
-(hypothesis) and on a third of a megabyte of mixed text, in one process and in two; and each
-compiled function returns exactly what its Python version returns, on generated scores too
-(pieces dropped, scores more than 50 nats apart).
+trace, float for float: the seed pieces and the lattices, the E step (forward-backward over each
+word's lattice), the pruning's Viterbi counts and second-best segmentations, on the seed corpora,
+on generated corpora (hypothesis) and on a third of a megabyte of mixed text, in one process and
+in two; and each compiled function returns exactly what its Python version returns, on generated
+scores too (pieces dropped, scores more than 50 nats apart).
 
 Where the fast path is not built (a machine without Cython or a compiler) `fast=True` falls back
 to the pure-Python loops, so these tests compare that path with itself and say so
@@ -127,8 +127,8 @@ def _trainer(pairs, max_len=8, fast=True):
                     min_size=1, max_size=50),
        block=st.integers(1, 7))
 def test_compiled_functions_return_what_python_returns(pairs, max_len, raw, block):
-    """Substrings (seeds and lattices), e_blocks and viterbi_blocks against _seed_pieces,
-    _matches, _e_blocks and _viterbi_blocks on the same words (with "\\0", which no piece spans)
+    """Substrings (seeds and lattices), e_blocks, viterbi_blocks and second_best_parts against
+    _seed_pieces, _matches, _e_blocks, _viterbi_blocks and _second_best_part on the same words (with "\\0", which no piece spans)
     and arbitrary scores (None: the piece is gone), block by block: equal dicts, equal losses."""
     trainer = _trainer(pairs, max_len)
     n = len(trainer.texts)
@@ -146,6 +146,10 @@ def test_compiled_functions_return_what_python_returns(pairs, max_len, raw, bloc
     assert fast == pure
     assert unigram_module._viterbi_blocks(trainer, blocks, score, unk_score) == \
         unigram_module._viterbi_blocks(pure_trainer, blocks, score, unk_score)
+    order = [sid for sid in range(1, n) if score[sid] is not None]
+    parts = [order[k:k + block] for k in range(0, len(order), block)]
+    assert unigram_module._second_best_part(trainer, parts, order, score, unk_score) == \
+        unigram_module._second_best_part(pure_trainer, parts, order, score, unk_score)
 
 
 # ---------------------------------------------------------------- without the extension
