@@ -33,6 +33,11 @@ MAX_VOCAB_SIZE = 1_000_000
 # sums each thread's share, then the shares), so the floats do not depend on how many processes
 # share the work (core/unigram.py runs blocks in parallel when asked; the reference in a loop).
 WORD_BLOCK = 1024
+# With the compiled loops (core/fast/_unigram.pyx) an E step over 1 MB of text (26,029 words,
+# 0.4 million lattice nodes) takes about 10 ms: forked workers cost more than they save there
+# and at 8.6 MB (measured: slower with two workers than with one). The compiled trainer forks them
+# only when the words' lattices have at least this many nodes (an estimate, 4x an 8 MB corpus).
+FORK_MIN_NODES = 10_000_000
 # HF loops for ever when no piece can be pruned (every one is a character or has no second-best
 # segmentation) while there are still more than 1.1 × vocab_size; we stop there and say so.
 STUCK_NOTE = ("pruning stopped: every piece left is one the trainer keeps (a character, or a piece "
@@ -584,10 +589,13 @@ class _FastTrainer:
         total = sum(counts)
         loss = 0.0
         blocks = [(start, min(start + WORD_BLOCK, len(self.words))) for start in range(0, len(self.words), WORD_BLOCK)]
-        for block_expected, block_loss in self._map(_e_blocks, blocks, (score, unk_score, total)):
-            for sid, x in block_expected.items():
-                expected[sid] += x
-            loss += block_loss
+        if self.lattices is not None and self.pool is None:   # compiled, in this process: the same sums in C
+            expected, loss = _fast.e_step(self.lattices, blocks, score, unk_score, float(total))
+        else:
+            for block_expected, block_loss in self._map(_e_blocks, blocks, (score, unk_score, total)):
+                for sid, x in block_expected.items():
+                    expected[sid] += x
+                loss += block_loss
         # M step
         kept, s_total = [], 0.0
         for sid in self.order:
@@ -601,8 +609,8 @@ class _FastTrainer:
         for sid in kept:
             score[sid] = digamma(expected[sid]) - log_total
         self.order = kept
-        return EMStep(round_no, sub, loss, tuple(self.texts[i] for i in kept),
-                      tuple(score[i] for i in kept))
+        texts = self.texts
+        return EMStep(round_no, sub, loss, tuple([texts[i] for i in kept]), tuple([score[i] for i in kept]))
 
     def prune(self, round_no: int) -> PruneStep:
         config, score, texts, order = self.config, self.score, self.texts, self.order
@@ -617,9 +625,12 @@ class _FastTrainer:
         # Viterbi counts are sums of whole numbers: exact in any order
         freq = [0.0] * len(texts)
         blocks = [(start, min(start + WORD_BLOCK, len(self.words))) for start in range(0, len(self.words), WORD_BLOCK)]
-        for block_freq in self._map(_viterbi_blocks, blocks, (score, unk_score)):
-            for sid, x in block_freq.items():
-                freq[sid] += x
+        if self.lattices is not None and self.pool is None:   # compiled, in this process
+            freq = _fast.viterbi_freq(self.lattices, blocks, score, unk_score)
+        else:
+            for block_freq in self._map(_viterbi_blocks, blocks, (score, unk_score)):
+                for sid, x in block_freq.items():
+                    freq[sid] += x
         word_total = float(sum(self.counts))
         total = 0.0
         for x in freq:
@@ -794,7 +805,10 @@ def _train_unigram(words, config: UnigramConfig, progress, workers: int, fast: b
         raise CorpusError("the corpus has no words to train on")
     with contextlib.ExitStack() as stack:
         trainer = _FastTrainer(sentences, config, fast)
-        if workers > 1 and len(sentences) >= 2 * WORD_BLOCK:
+        # compiled, the steps are short next to a pool's forks and transfers: one process unless the
+        # lattices are big (FORK_MIN_NODES)
+        big = trainer.lattices is None or trainer.lattices.n_nodes >= FORK_MIN_NODES
+        if workers > 1 and len(sentences) >= 2 * WORD_BLOCK and big:
             from .corpus import process_context
             context = process_context(fork=True)
             if context.get_start_method() == "fork":

@@ -71,6 +71,11 @@ cdef class Lattices:
         self.pos_at[self.n_words] = p
         self.node_at[p] = k
 
+    @property
+    def n_nodes(self):
+        """How many matches all the words have (what one E step walks)."""
+        return self.node_at[self.pos_at[self.n_words]] - self.node_at[self.pos_at[0]] if self.n_words else 0
+
     def rows(self):
         """The matches back as core/unigram.py's _matches gives them: per word, per start, a
         tuple of (length, sid) (for tests)."""
@@ -195,10 +200,66 @@ cdef inline double _lse(double cur, double v) nogil:
     return v if v > cur + 50.0 else v + log(exp(cur - v) + 1.0)
 
 
+cdef class _Sums:
+    """A float per sid, 0.0 at first, and the sids touched since the last reset, in order."""
+    cdef double* value
+    cdef char* touched
+    cdef int* order
+    cdef Py_ssize_t n, n_touched
+
+    def __cinit__(self, Py_ssize_t n):
+        cdef Py_ssize_t i
+        self.value = <double*>_grown(NULL, n * sizeof(double))
+        self.touched = <char*>_grown(NULL, n * sizeof(char))
+        self.order = <int*>_grown(NULL, n * sizeof(int))
+        self.n = n
+        self.n_touched = 0
+        for i in range(n):
+            self.value[i] = 0.0
+            self.touched[i] = 0
+
+    cdef inline void add(self, int sid, double x) nogil:
+        if not self.touched[sid]:
+            self.touched[sid] = 1
+            self.order[self.n_touched] = sid
+            self.n_touched += 1
+        self.value[sid] += x
+
+    cdef dict pop(self):
+        """{sid: value} of the touched sids, and back to 0.0."""
+        cdef dict d = {}
+        cdef Py_ssize_t j
+        cdef int sid
+        for j in range(self.n_touched):
+            sid = self.order[j]
+            d[sid] = self.value[sid]
+            self.value[sid] = 0.0
+            self.touched[sid] = 0
+        self.n_touched = 0
+        return d
+
+    cdef void pop_into(self, double* total) nogil:
+        """total[sid] += value for each touched sid (in any order: one addition per sid), and back
+        to 0.0: as em_step adds a block's dict into its list."""
+        cdef Py_ssize_t j
+        cdef int sid
+        for j in range(self.n_touched):
+            sid = self.order[j]
+            total[sid] += self.value[sid]
+            self.value[sid] = 0.0
+            self.touched[sid] = 0
+        self.n_touched = 0
+
+    def __dealloc__(self):
+        free(self.value)
+        free(self.touched)
+        free(self.order)
+
+
 cdef double _word_expectations(Lattices lat, Py_ssize_t w, _Scores sc, double unk_score,
-                               _Scratch t, double* expected, char* touched, list touched_sids) except? -1.0:
+                               _Scratch t, _Sums expected) except? -1.0:
     """See core/unigram.py, _word_expectations: returns count × log Z and adds the word's expected
-    counts into `expected` (sids first touched are appended to touched_sids)."""
+    counts into `expected`."""
     cdef Py_ssize_t p0 = lat.pos_at[w], n = lat.pos_at[w + 1] - p0
     cdef Py_ssize_t b, k, k_end, e, m = 0, j
     cdef int sid, length
@@ -251,11 +312,7 @@ cdef double _word_expectations(Lattices lat, Py_ssize_t w, _Scores sc, double un
     for b in range(n):
         ab = alpha[b]
         for j in range(t.live_at[b], t.live_at[b + 1]):
-            sid = t.n_sid[j]
-            if not touched[sid]:
-                touched[sid] = 1
-                touched_sids.append(sid)
-            expected[sid] += count * exp(ab + t.n_score[j] + beta[t.n_end[j]] - z)
+            expected.add(t.n_sid[j], count * exp(ab + t.n_score[j] + beta[t.n_end[j]] - z))
     return count * z
 
 
@@ -264,35 +321,48 @@ def e_blocks(Lattices lat, blocks, list score, double unk_score, double total):
     count summed over its words in order}, Σ −count·log Z / total over them in order)."""
     cdef _Scores sc = _Scores(score, lat.n_sids)
     cdef _Scratch t = _Scratch()
-    cdef double* expected = <double*>_grown(NULL, lat.n_sids * sizeof(double))
-    cdef char* touched = <char*>_grown(NULL, lat.n_sids * sizeof(char))
-    cdef Py_ssize_t i, w, start, end
-    cdef double z, loss
-    cdef list out = [], touched_sids
-    cdef dict d
-    cdef int sid
+    cdef _Sums expected = _Sums(lat.n_sids)
+    cdef list out = []
+    cdef double loss
+    cdef Py_ssize_t start, end
+    for start, end in blocks:
+        loss = _e_block(lat, start, end, sc, unk_score, total, t, expected)
+        out.append((expected.pop(), loss))
+    return out
+
+
+def e_step(Lattices lat, blocks, list score, double unk_score, double total):
+    """em_step's E step in this process: (the expected count of every sid, the loss), the same
+    floats as em_step's sum of e_blocks's blocks (each sid's and the loss's block sums added to
+    0.0 in the blocks' order), without a dict per block."""
+    cdef _Scores sc = _Scores(score, lat.n_sids)
+    cdef _Scratch t = _Scratch()
+    cdef _Sums expected = _Sums(lat.n_sids)
+    cdef double* acc = <double*>_grown(NULL, lat.n_sids * sizeof(double))
+    cdef double loss = 0.0
+    cdef Py_ssize_t i, start, end
     try:
         for i in range(lat.n_sids):
-            expected[i] = 0.0
-            touched[i] = 0
+            acc[i] = 0.0
         for start, end in blocks:
-            if not 0 <= start <= end <= lat.n_words:
-                raise ValueError(f"block {start}..{end} outside the {lat.n_words} words")
-            touched_sids = []
-            loss = 0.0
-            for w in range(start, end):
-                z = _word_expectations(lat, w, sc, unk_score, t, expected, touched, touched_sids)
-                loss -= z / total
-            d = {}
-            for sid in touched_sids:
-                d[sid] = expected[sid]
-                expected[sid] = 0.0
-                touched[sid] = 0
-            out.append((d, loss))
+            loss += _e_block(lat, start, end, sc, unk_score, total, t, expected)
+            expected.pop_into(acc)
+        return [acc[i] for i in range(lat.n_sids)], loss
     finally:
-        free(expected)
-        free(touched)
-    return out
+        free(acc)
+
+
+cdef double _e_block(Lattices lat, Py_ssize_t start, Py_ssize_t end, _Scores sc, double unk_score, double total,
+                     _Scratch t, _Sums expected) except? -1.0:
+    """One block: its words' expected counts into `expected`; returns Σ −count·log Z / total."""
+    cdef double loss = 0.0, z
+    cdef Py_ssize_t w
+    if not 0 <= start <= end <= lat.n_words:
+        raise ValueError(f"block {start}..{end} outside the {lat.n_words} words")
+    for w in range(start, end):
+        z = _word_expectations(lat, w, sc, unk_score, t, expected)
+        loss -= z / total
+    return loss
 
 
 cdef Py_ssize_t _word_viterbi(Lattices lat, Py_ssize_t w, _Scores sc, double unk_score, _Scratch t,
@@ -380,39 +450,46 @@ def viterbi_blocks(Lattices lat, blocks, list score, double unk_score):
     best paths} (whole numbers: exact in any order)."""
     cdef _Scores sc = _Scores(score, lat.n_sids)
     cdef _Scratch t = _Scratch()
-    cdef double* freq = <double*>_grown(NULL, lat.n_sids * sizeof(double))
-    cdef char* touched = <char*>_grown(NULL, lat.n_sids * sizeof(char))
-    cdef Py_ssize_t i, j, w, start, end
-    cdef list out = [], touched_sids
-    cdef dict d
-    cdef int sid
-    cdef double count
+    cdef _Sums freq = _Sums(lat.n_sids)
+    cdef list out = []
+    cdef Py_ssize_t start, end
+    for start, end in blocks:
+        _viterbi_block(lat, start, end, sc, unk_score, t, freq)
+        out.append(freq.pop())
+    return out
+
+
+def viterbi_freq(Lattices lat, blocks, list score, double unk_score):
+    """prune's Viterbi counts in this process: Σ count per sid over every word's best path, as
+    prune sums viterbi_blocks's blocks."""
+    cdef _Scores sc = _Scores(score, lat.n_sids)
+    cdef _Scratch t = _Scratch()
+    cdef _Sums freq = _Sums(lat.n_sids)
+    cdef double* acc = <double*>_grown(NULL, lat.n_sids * sizeof(double))
+    cdef Py_ssize_t i, start, end
     try:
         for i in range(lat.n_sids):
-            freq[i] = 0.0
-            touched[i] = 0
+            acc[i] = 0.0
         for start, end in blocks:
-            if not 0 <= start <= end <= lat.n_words:
-                raise ValueError(f"block {start}..{end} outside the {lat.n_words} words")
-            touched_sids = []
-            for w in range(start, end):
-                count = lat.counts[w]
-                for j in range(_word_viterbi(lat, w, sc, unk_score, t, 0)):
-                    sid = t.path[j]
-                    if not touched[sid]:
-                        touched[sid] = 1
-                        touched_sids.append(sid)
-                    freq[sid] += count
-            d = {}
-            for sid in touched_sids:
-                d[sid] = freq[sid]
-                freq[sid] = 0.0
-                touched[sid] = 0
-            out.append(d)
+            _viterbi_block(lat, start, end, sc, unk_score, t, freq)
+            freq.pop_into(acc)
+        return [acc[i] for i in range(lat.n_sids)]
     finally:
-        free(freq)
-        free(touched)
-    return out
+        free(acc)
+
+
+cdef int _viterbi_block(Lattices lat, Py_ssize_t start, Py_ssize_t end, _Scores sc, double unk_score,
+                        _Scratch t, _Sums freq) except -1:
+    cdef Py_ssize_t w, j, n_path
+    cdef double count
+    if not 0 <= start <= end <= lat.n_words:
+        raise ValueError(f"block {start}..{end} outside the {lat.n_words} words")
+    for w in range(start, end):
+        count = lat.counts[w]
+        n_path = _word_viterbi(lat, w, sc, unk_score, t, 0)
+        for j in range(n_path):
+            freq.add(t.path[j], count)
+    return 0
 
 
 # ---------------------------------------------------------------- seeds and lattices

@@ -94,13 +94,16 @@ def test_generated_corpora_same_trace(words, size, shrink, max_len, subs, unk):
     assert fast == train_reference(wc, config).to_json()
 
 
-def test_mixed_text_same_trace_in_one_process_and_in_two():
+def test_mixed_text_same_trace_in_one_process_and_in_two(monkeypatch):
+    """In one process the compiled trainer sums all blocks in C (e_step, viterbi_freq); in two,
+    the workers return a dict per block (e_blocks, viterbi_blocks): the same floats."""
     wc = count_words(mixed_text(300_000), "whitespace", workers=1)
     assert len(wc) >= 2 * unigram_module.WORD_BLOCK
     config = UnigramConfig(vocab_size=5000)
     pure, fast = both_ways(wc, config)
     assert len(pure["em_steps"]) >= 4 and pure["prunes"]
     assert pure == fast
+    monkeypatch.setattr(unigram_module, "FORK_MIN_NODES", 0)    # fork whatever the size
     assert train_unigram(wc, config, workers=2, fast=True).to_json() == fast
 
 
@@ -127,8 +130,9 @@ def _trainer(pairs, max_len=8, fast=True):
                     min_size=1, max_size=50),
        block=st.integers(1, 7))
 def test_compiled_functions_return_what_python_returns(pairs, max_len, raw, block):
-    """Substrings (seeds and lattices), e_blocks, viterbi_blocks and second_best_parts against
-    _seed_pieces, _matches, _e_blocks, _viterbi_blocks and _second_best_part on the same words (with "\\0", which no piece spans)
+    """Substrings (seeds and lattices), e_blocks (and e_step), viterbi_blocks (and viterbi_freq)
+    and second_best_parts against _seed_pieces, _matches, _e_blocks, _viterbi_blocks (summed as
+    em_step and prune sum them) and _second_best_part on the same words (with "\\0", which no piece spans)
     and arbitrary scores (None: the piece is gone), block by block: equal dicts, equal losses."""
     trainer = _trainer(pairs, max_len)
     n = len(trainer.texts)
@@ -144,8 +148,20 @@ def test_compiled_functions_return_what_python_returns(pairs, max_len, raw, bloc
     assert trainer.lattices.rows() == [list(r) for r in pure_trainer.rows]
     pure = unigram_module._e_blocks(pure_trainer, blocks, score, unk_score, total)
     assert fast == pure
-    assert unigram_module._viterbi_blocks(trainer, blocks, score, unk_score) == \
-        unigram_module._viterbi_blocks(pure_trainer, blocks, score, unk_score)
+    # all blocks summed in C, against em_step's and prune's sums of the Python blocks
+    expected, loss = [0.0] * n, 0.0
+    for block_expected, block_loss in pure:
+        for sid, x in block_expected.items():
+            expected[sid] += x
+        loss += block_loss
+    assert unigram_module._fast.e_step(trainer.lattices, blocks, score, unk_score, float(total)) == (expected, loss)
+    freq = [0.0] * n
+    pure_freq = unigram_module._viterbi_blocks(pure_trainer, blocks, score, unk_score)
+    for block_freq in pure_freq:
+        for sid, x in block_freq.items():
+            freq[sid] += x
+    assert unigram_module._viterbi_blocks(trainer, blocks, score, unk_score) == pure_freq
+    assert unigram_module._fast.viterbi_freq(trainer.lattices, blocks, score, unk_score) == freq
     order = [sid for sid in range(1, n) if score[sid] is not None]
     parts = [order[k:k + block] for k in range(0, len(order), block)]
     assert unigram_module._second_best_part(trainer, parts, order, score, unk_score) == \
