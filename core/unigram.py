@@ -34,9 +34,10 @@ MAX_VOCAB_SIZE = 1_000_000
 # share the work (core/unigram.py runs blocks in parallel when asked; the reference in a loop).
 WORD_BLOCK = 1024
 # With the compiled loops (core/fast/_unigram.pyx) an E step over 1 MB of text (26,029 words,
-# 0.4 million lattice nodes) takes about 10 ms: forked workers cost more than they save there
-# and at 8.6 MB (measured: slower with two workers than with one). The compiled trainer forks them
-# only when the words' lattices have at least this many nodes (an estimate, 4x an 8 MB corpus).
+# 0.4 million lattice nodes) takes about 20 ms (35-45 ns a node): forked workers cost more than
+# they save there and at 8.6 MB (measured: slower with two workers than with one). The compiled
+# trainer forks them only when the words' lattices have at least this many nodes (an estimate,
+# about 4x an 8.6 MB `mixed` corpus's 2.3 million).
 FORK_MIN_NODES = 10_000_000
 # HF loops for ever when no piece can be pruned (every one is a character or has no second-best
 # segmentation) while there are still more than 1.1 × vocab_size; we stop there and say so.
