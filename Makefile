@@ -3,7 +3,7 @@
 #   make test   the import layers (lint-imports, see .importlinter), then the whole suite,
 #               browser tests included, in two processes (pytest-xdist: one per core)
 #   make screenshots   docs/screenshots/: every page at 1024 and 1280 px, light and dark
-#   make fast    the trainer's optional compiled loops (core/fast, Cython + a C compiler); without
+#   make fast    the trainers' optional compiled loops (core/fast, Cython + a C compiler); without
 #                them everything works on the pure-Python path (`python -m core info` says which)
 #   make bench   training speed against Hugging Face on hard data (bench/speed.py, ~4 min)
 # Both create .venv on first use; stamp files in .venv keep a second run from reinstalling
@@ -63,4 +63,5 @@ screenshots: $(VENV)/.dev-installed chromium
 	$(PY) docs/screenshots.py
 
 clean:
-	rm -rf $(VENV) tests/screenshots .pytest_cache .import_linter_cache build core/fast/_merge.c core/fast/_merge.*.so
+	rm -rf $(VENV) tests/screenshots .pytest_cache .import_linter_cache build core/fast/_merge.c core/fast/_merge.*.so \
+		core/fast/_unigram.c core/fast/_unigram.*.so

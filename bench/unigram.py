@@ -15,6 +15,7 @@ than 8,000, which HF refuses). Each is written to a temp file; then
      the machine's load blurs less; both count every core a process used);
   2. the two final vocabularies: equal, or their overlap (|ours ∩ HF| / |HF|);
   3. the load average before and after.
+The first line says which path our trainer runs (`make fast` builds the compiled one).
 Then (unless --no-viterbi) the sentencepiece case of tests/core/test_unigram.py with every held-out
 word (> 10,000 words across Latin, Chinese and other scripts): how many encode to the same ids in
 ours, HF's Unigram and sentencepiece.
@@ -108,6 +109,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--no-viterbi", action="store_true")
     args = ap.parse_args()
+    from core.unigram import UNIGRAM_PATH
+    print(f"unigram: {UNIGRAM_PATH}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         if not args.no_viterbi:

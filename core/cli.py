@@ -77,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("pretrained", help="list the pretrained tokenizers that load offline")
 
-    sub.add_parser("info", help="say which path the trainer runs (compiled fast path or pure Python)")
+    sub.add_parser("info", help="say which path the trainers run (compiled fast path or pure Python)")
 
     k = sub.add_parser("count", help="count the words of large text files into a word-count table")
     k.add_argument("inputs", nargs="+", metavar="INPUT")
@@ -253,7 +253,8 @@ def _pretrained(args) -> int:
 
 def _info(args) -> int:
     from .trainer import TRAINER_PATH
-    sys.stdout.write(f"trainer: {TRAINER_PATH}\n")
+    from .unigram import UNIGRAM_PATH
+    sys.stdout.write(f"trainer: {TRAINER_PATH}\nunigram: {UNIGRAM_PATH}\n")
     return 0
 
 

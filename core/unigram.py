@@ -33,6 +33,12 @@ MAX_VOCAB_SIZE = 1_000_000
 # sums each thread's share, then the shares), so the floats do not depend on how many processes
 # share the work (core/unigram.py runs blocks in parallel when asked; the reference in a loop).
 WORD_BLOCK = 1024
+# With the compiled loops (core/fast/_unigram.pyx) an E step over 1 MB of text (26,029 words,
+# 0.4 million lattice nodes) takes about 20 ms (35-45 ns a node): forked workers cost more than
+# they save there and at 8.6 MB (measured: slower with two workers than with one). The compiled
+# trainer forks them only when the words' lattices have at least this many nodes (an estimate,
+# about 4x an 8.6 MB `mixed` corpus's 2.3 million).
+FORK_MIN_NODES = 10_000_000
 # HF loops for ever when no piece can be pruned (every one is a character or has no second-best
 # segmentation) while there are still more than 1.1 × vocab_size; we stop there and say so.
 STUCK_NOTE = ("pruning stopped: every piece left is one the trainer keeps (a character, or a piece "
@@ -252,6 +258,16 @@ def size_limits(words, config: UnigramConfig) -> tuple[int, int]:
 
 _log, _exp = math.log, math.exp
 
+try:   # the E step's and the pruning's corpus-wide loops compiled, built by `make fast` (core/fast/build.py)
+    from .fast import _unigram as _fast
+except ImportError:   # not built (no Cython or no C compiler): the same loops in Python below
+    _fast = None
+
+# Which path train_unigram runs (`python -m core info` says it). Both give the same trace, every
+# float (tests/core/test_unigram_fast.py); the Python functions are the readable version.
+FAST_PATH = _fast is not None
+UNIGRAM_PATH = "compiled fast path (core/fast/_unigram)" if FAST_PATH else "pure-Python path"
+
 
 def _prefix_table(pieces) -> dict[str, int]:
     """piece -> sid, and every proper prefix of a piece -> -1 (unless it is a piece itself)."""
@@ -412,7 +428,9 @@ def _in_worker(name: str, parts, shared):
 
 def _e_blocks(trainer, blocks, score, unk_score, total):
     """For each block of words: {sid: expected count} summed over its words in order, and
-    Σ −count·log Z / total over them."""
+    Σ −count·log Z / total over them. core/fast/_unigram.pyx's e_blocks is this compiled."""
+    if trainer.lattices is not None:
+        return _fast.e_blocks(trainer.lattices, blocks, score, unk_score, float(total))
     rows, counts = trainer.rows, trainer.counts
     out = []
     for start, end in blocks:
@@ -472,6 +490,10 @@ def _word_viterbi(rows, score, unk_score: float) -> list[int]:
 
 
 def _viterbi_blocks(trainer, blocks, score, unk_score):
+    """For each block of words: {sid: Σ count over the words whose best path uses it}.
+    core/fast/_unigram.pyx's viterbi_blocks is this compiled."""
+    if trainer.lattices is not None:
+        return _fast.viterbi_blocks(trainer.lattices, blocks, score, unk_score)
     rows, counts = trainer.rows, trainer.counts
     out = []
     for start, end in blocks:
@@ -486,7 +508,10 @@ def _viterbi_blocks(trainer, blocks, score, unk_score):
 
 def _second_best_part(trainer, parts, order, score, unk_score):
     """For each part (a list of sids): whether each piece is kept whatever happens, and the
-    second-best segmentation of those that are their own best one."""
+    second-best segmentation of those that are their own best one. core/fast/_unigram.pyx's
+    second_best_parts is this compiled."""
+    if trainer.piece_lattices is not None:
+        return _fast.second_best_parts(trainer.piece_lattices, parts, score, unk_score)
     texts = trainer.texts
     table = _prefix_table((sid, texts[sid]) for sid in order)
     out = []
@@ -511,18 +536,29 @@ def _second_best_part(trainer, parts, order, score, unk_score):
 
 
 class _FastTrainer:
-    def __init__(self, sentences: list[tuple[str, int]], config: UnigramConfig):
+    def __init__(self, sentences: list[tuple[str, int]], config: UnigramConfig, fast: bool = True):
         self.config = config
         self.words = [w for w, _ in sentences]
         self.counts = [c for _, c in sentences]
-        self.seeds = _seed_pieces(sentences, config)
+        # compiled (when built): the substrings counted and the words matched in C
+        substrings = _fast.Substrings(self.words, config.max_piece_length) if fast and _fast else None
+        self.seeds = _seed_pieces(sentences, config, substrings=substrings)
         self.texts = [TRAINING_UNK] + [p for p, _ in self.seeds]          # sid -> text
         self.score: list = [math.nan] + [s for _, s in self.seeds]       # sid -> score, None when gone
         self.order = list(range(1, len(self.texts)))                     # current pieces, in order
-        table = _prefix_table((sid, self.texts[sid]) for sid in self.order)
-        cache: dict = {}
-        longest = max((len(t) for t in self.texts[1:]), default=1)
-        self.rows = [_matches(w, table, cache, longest) for w in self.words]
+        if substrings is not None:
+            # the words' matches as flat C arrays, as _matches would find them (rows: not needed),
+            # and each piece's own (the pruning's second-best segmentations)
+            substrings.set_pieces(self.texts)
+            self.lattices = substrings.lattices(self.counts)
+            self.piece_lattices = substrings.lattices(None, self.texts[1:])
+            self.rows = None
+        else:
+            self.lattices = self.piece_lattices = None
+            table = _prefix_table((sid, self.texts[sid]) for sid in self.order)
+            cache: dict = {}
+            longest = max((len(t) for t in self.texts[1:]), default=1)
+            self.rows = [_matches(w, table, cache, longest) for w in self.words]
         self.workers = 1
         self.pool = None
 
@@ -553,11 +589,14 @@ class _FastTrainer:
         expected = [0.0] * len(self.texts)
         total = sum(counts)
         loss = 0.0
-        blocks = [(start, min(start + WORD_BLOCK, len(self.rows))) for start in range(0, len(self.rows), WORD_BLOCK)]
-        for block_expected, block_loss in self._map(_e_blocks, blocks, (score, unk_score, total)):
-            for sid, x in block_expected.items():
-                expected[sid] += x
-            loss += block_loss
+        blocks = [(start, min(start + WORD_BLOCK, len(self.words))) for start in range(0, len(self.words), WORD_BLOCK)]
+        if self.lattices is not None and self.pool is None:   # compiled, in this process: the same sums in C
+            expected, loss = _fast.e_step(self.lattices, blocks, score, unk_score, float(total))
+        else:
+            for block_expected, block_loss in self._map(_e_blocks, blocks, (score, unk_score, total)):
+                for sid, x in block_expected.items():
+                    expected[sid] += x
+                loss += block_loss
         # M step
         kept, s_total = [], 0.0
         for sid in self.order:
@@ -571,8 +610,8 @@ class _FastTrainer:
         for sid in kept:
             score[sid] = digamma(expected[sid]) - log_total
         self.order = kept
-        return EMStep(round_no, sub, loss, tuple(self.texts[i] for i in kept),
-                      tuple(score[i] for i in kept))
+        texts = self.texts
+        return EMStep(round_no, sub, loss, tuple([texts[i] for i in kept]), tuple([score[i] for i in kept]))
 
     def prune(self, round_no: int) -> PruneStep:
         config, score, texts, order = self.config, self.score, self.texts, self.order
@@ -586,10 +625,13 @@ class _FastTrainer:
             alternatives.update(alts)
         # Viterbi counts are sums of whole numbers: exact in any order
         freq = [0.0] * len(texts)
-        blocks = [(start, min(start + WORD_BLOCK, len(self.rows))) for start in range(0, len(self.rows), WORD_BLOCK)]
-        for block_freq in self._map(_viterbi_blocks, blocks, (score, unk_score)):
-            for sid, x in block_freq.items():
-                freq[sid] += x
+        blocks = [(start, min(start + WORD_BLOCK, len(self.words))) for start in range(0, len(self.words), WORD_BLOCK)]
+        if self.lattices is not None and self.pool is None:   # compiled, in this process
+            freq = _fast.viterbi_freq(self.lattices, blocks, score, unk_score)
+        else:
+            for block_freq in self._map(_viterbi_blocks, blocks, (score, unk_score)):
+                for sid, x in block_freq.items():
+                    freq[sid] += x
         word_total = float(sum(self.counts))
         total = 0.0
         for x in freq:
@@ -666,16 +708,36 @@ class _FastTrainer:
         return specials + out, unk_id
 
 
-def _seed_pieces(sentences, config: UnigramConfig) -> list[tuple[str, float]]:
-    """core/unigram_reference.py's seed_pieces, with one dict per substring instead of a set."""
+def _seed_pieces(sentences, config: UnigramConfig, substrings=None) -> list[tuple[str, float]]:
+    """core/unigram_reference.py's seed_pieces, with one dict per substring instead of a set.
+    substrings: the words' substrings counted by core/fast/_unigram.pyx's Substrings (the
+    same counts, in C); None: counted here."""
     char_counts: dict[str, int] = {}
     for word, count in sentences:
         for ch in word:
             char_counts[ch] = char_counts.get(ch, 0) + count
     char_counts.pop("\0", None)
+    if substrings is not None:
+        subs = substrings.maximal()
+    else:
+        subs = _substrings_counted(sentences, config.max_piece_length)
+    seeds = [(ch, float(c)) for c, ch in sorted(((c, ch) for ch, c in char_counts.items()), reverse=True)]
+    subs.sort(reverse=True)
+    room = config.seed_size - len(seeds)
+    seeds.extend((s, float(v)) for v, s in subs[:max(room, 1)])
+    total = 0.0
+    for _, v in seeds:
+        total += v
+    log_total = _log(total)
+    return [(p, _log(v) - log_total) for p, v in seeds]
+
+
+def _substrings_counted(sentences, max_len: int) -> list[tuple[int, str]]:
+    """(occurrences × length, substring) for every substring of 2 to max_len characters (none
+    with "\\0") that occurs at least twice and is not always followed by the same character
+    ("\\0" at a word's end). core/fast/_unigram.pyx's Substrings counts the same in C."""
     occ: dict[str, int] = {}
     follower: dict[str, Optional[str]] = {}      # the one character that follows, None: several
-    max_len = config.max_piece_length
     for word, _ in sentences:
         n = len(word)
         stop = n
@@ -696,16 +758,7 @@ def _seed_pieces(sentences, config: UnigramConfig) -> list[tuple[str, float]]:
                     occ[sub] = c + 1
                     if follower[sub] != nxt:
                         follower[sub] = None
-    subs = [(c * len(s), s) for s, c in occ.items() if c >= 2 and follower[s] is None]
-    seeds = [(ch, float(c)) for c, ch in sorted(((c, ch) for ch, c in char_counts.items()), reverse=True)]
-    subs.sort(reverse=True)
-    room = config.seed_size - len(seeds)
-    seeds.extend((s, float(v)) for v, s in subs[:max(room, 1)])
-    total = 0.0
-    for _, v in seeds:
-        total += v
-    log_total = _log(total)
-    return [(p, _log(v) - log_total) for p, v in seeds]
+    return [(c * len(s), s) for s, c in occ.items() if c >= 2 and follower[s] is None]
 
 
 def unigram_words(words, config: UnigramConfig) -> list[tuple[str, int]]:
@@ -726,14 +779,16 @@ def _required_characters(sentences) -> list[str]:
     return list(seen)
 
 
-def train_unigram(words, config: UnigramConfig, progress=None, workers: int = 1) -> UnigramTrace:
+def train_unigram(words, config: UnigramConfig, progress=None, workers: int = 1, *,
+                  fast: bool = True) -> UnigramTrace:
     """Train a Unigram vocabulary on counted words (core.corpus.WordCounts), recording every EM
     step and every pruning. progress(done, planned) is called after each EM step. workers > 1
     runs the E steps and prunings in that many forked processes where the process may fork (the
     command line; see core.corpus.process_context) and the corpus is big enough; the trace is the
-    same whatever the number (WORD_BLOCK)."""
+    same whatever the number (WORD_BLOCK). fast=False runs the pure-Python loops even when the
+    compiled ones are built (UNIGRAM_PATH); the trace is the same."""
     with _cyclic_gc_off_lazy():
-        return _train_unigram(words, config, progress, workers)
+        return _train_unigram(words, config, progress, workers, fast)
 
 
 def _cyclic_gc_off_lazy():
@@ -741,7 +796,7 @@ def _cyclic_gc_off_lazy():
     return _cyclic_gc_off()
 
 
-def _train_unigram(words, config: UnigramConfig, progress, workers: int) -> UnigramTrace:
+def _train_unigram(words, config: UnigramConfig, progress, workers: int, fast: bool = True) -> UnigramTrace:
     from .errors import CorpusError
     from .trainer import cut_long_words
     config = config.resolved()
@@ -750,8 +805,11 @@ def _train_unigram(words, config: UnigramConfig, progress, workers: int) -> Unig
     if not sentences:
         raise CorpusError("the corpus has no words to train on")
     with contextlib.ExitStack() as stack:
-        trainer = _FastTrainer(sentences, config)
-        if workers > 1 and len(sentences) >= 2 * WORD_BLOCK:
+        trainer = _FastTrainer(sentences, config, fast)
+        # compiled, the steps are short next to a pool's forks and transfers: one process unless the
+        # lattices are big (FORK_MIN_NODES)
+        big = trainer.lattices is None or trainer.lattices.n_nodes >= FORK_MIN_NODES
+        if workers > 1 and len(sentences) >= 2 * WORD_BLOCK and big:
             from .corpus import process_context
             context = process_context(fork=True)
             if context.get_start_method() == "fork":

@@ -17,6 +17,7 @@ from core.errors import CorpusError, PlaygroundError
 from core.pipeline import NORMALIZERS, PRE_TOKENIZERS
 from core.limits import MAX_VOCAB_SIZE
 from core.trainer import END_OF_WORD_MODES, MODELS, SCORE_RULES, TIE_RULES, TRAINER_PATH
+from core.unigram import UNIGRAM_PATH
 from playground import merges_control, state, training, unigram_control, views
 from playground.state import MODEL_LABELS, Corpus, CorpusKeys as K, Settings
 from playground.startup import through_app
@@ -429,7 +430,8 @@ train_label = ("Train all four" if unigram.on else "Train all three") + (
 trained_names = "BPE, byte-level BPE, WordPiece and Unigram" if unigram.on else "BPE, byte-level BPE and WordPiece"
 if st.button(train_label, key=K.TRAIN, type="primary", disabled=corpus is None,
              help=f"Trains {trained_names} on the current corpus; a result already trained is reused. "
-                  f"The trainer runs its {TRAINER_PATH} (the same merges either way)."):
+                  f"The trainer runs its {TRAINER_PATH} (the same merges either way)"
+                  + (f"; Unigram its {UNIGRAM_PATH} (the same pieces and scores either way)." if unigram.on else ".")):
     with st.status(f"Training {trained_names}…", expanded=True) as status:
         try:
             # Unigram first: a vocabulary size outside the corpus's limits fails at once, before anything is replaced

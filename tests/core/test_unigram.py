@@ -130,12 +130,17 @@ def test_fast_path_equals_reference(text, size):
     assert train_unigram(wc, config) == train_reference(wc, config)
 
 
-def test_worker_processes_give_the_same_trace():
-    """The E steps' blocks and the prunings spread over two forked processes: the same floats."""
+def test_worker_processes_give_the_same_trace(monkeypatch):
+    """The E steps' blocks and the prunings spread over two forked processes: the same floats, on
+    the pure-Python path and on the compiled one (which forks only for big corpora: here always)."""
+    import core.unigram
+    monkeypatch.setattr(core.unigram, "FORK_MIN_NODES", 0)
     wc = count_words(load_kjv()[:150_000], "whitespace")
     assert len(wc) >= 2 * 1024
     config = UnigramConfig(vocab_size=800)
-    assert train_unigram(wc, config, workers=2) == train_unigram(wc, config)
+    one = train_unigram(wc, config)
+    assert train_unigram(wc, config, workers=2, fast=False) == one
+    assert train_unigram(wc, config, workers=2) == one
 
 
 WORD = st.text(st.sampled_from("abcdeé▁"), min_size=1, max_size=9)
