@@ -16,7 +16,8 @@ vocabularies per process, a trained tokenizer per (corpus, settings).
 The text updates the panels as you type (playground/live_text.py: after a 200 ms pause). The text,
 the chosen tokenizers and the view options are in the address (compare.link_params): F5 or a
 copied link reopens the same view; a text too long for the address goes by its digest
-(corpus_store.put_text).
+(corpus_store.put_text), and a chosen imported tokenizer by the digest its files are kept under
+(files=, brought back by inspect_link.restore_files before the choices are built).
 A tokenizer that cannot encode the text (EncodeError) gets a message in its own panel.
 """
 import streamlit as st
