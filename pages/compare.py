@@ -53,29 +53,31 @@ def _load_sample() -> None:
 
 def _selection_edited() -> None:
     state.set_widget(K.AUTO_SELECTION, False)
+    state.set_widget(K.LINK_GONE, [])     # the user has chosen anew: the gone link's note is over
 
 
 # ---------------------------------------------------------------- the page
 
-def read_link() -> tuple[dict | None, list[str], list[str]]:
+def read_link() -> tuple[dict | None, list[str]]:
     """The address's parameters when they differ from what this page last wrote (else None), after
     bringing back the imported tokenizers whose files the link names (kept on this server, under
     their digests: inspect_link.restore_files), with the link's imported names made the ones they
-    have in this session. Returns (parameters, lines about what was ignored, imported names gone)."""
+    have in this session. Returns (parameters, lines about what was ignored); the imported names
+    whose files are gone are kept for the page to say (K.LINK_GONE)."""
     params = state.url_params()
     seen = tuple(sorted(params.items()))
     if not params or seen == state.widget_value(K.URL_SEEN):
-        return None, [], []
+        return None, []
     state.set_widget(K.URL_SEEN, seen)
     pairs, msgs = compare.link_imports(params)
     restored = inspect_link.restore_files([digest for _, digest in pairs])
     renames = {key: (f"imported:{restored.names[d]}" if d in restored.names else None) for key, d in pairs
                if d in restored.names or d in restored.gone}
-    gone = [key.split(":", 1)[1] for key, d in pairs if d in restored.gone]
-    return compare.rename_imported(params, renames), msgs + list(restored.errors), gone
+    state.set_widget(K.LINK_GONE, [key.split(":", 1)[1] for key, d in pairs if d in restored.gone])
+    return compare.rename_imported(params, renames), msgs + list(restored.errors)
 
 
-pending_link, link_messages, link_gone = read_link()   # before the choices: a link's imports are among them
+pending_link, link_messages = read_link()   # before the choices: a link's imports are among them
 
 results = state.get_results()
 imported = state.get_imported()
@@ -143,6 +145,7 @@ else:
 
 for msg in link_messages:
     st.warning(views.md_escape(msg), icon=":material/link:")
+link_gone = state.widget_value(K.LINK_GONE) or []
 if link_gone:
     st.warning(compare.gone_imports_message(link_gone), icon=":material/link_off:")
     st.page_link("pages/inspect.py", label="Import tokenizer files on the Inspect page", icon=":material/upload:")

@@ -282,3 +282,7 @@ def test_a_compare_link_whose_import_is_gone_says_so_and_keeps_the_rest():
     assert at.text_area(key="compare_text").value == "kept text"
     assert at.segmented_control(key="compare_view").value == "Ids"
     assert state.get_imported(at.session_state) == {}
+    at.text_area(key="compare_text").input("another text").run()       # said until the user chooses anew
+    assert any("no longer kept" in w.value for w in at.warning)
+    at.multiselect(key="compare_tokenizers").set_value(["pretrained:gpt2", "pretrained:o200k_base"]).run()
+    assert not any("no longer kept" in w.value for w in at.warning)
