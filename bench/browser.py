@@ -276,7 +276,7 @@ def autoplay_rows(page, intervals: int = 7) -> list[str]:
         .observe(target, {subtree: true, childList: true, characterData: true}); }""")
     page.get_by_role("button", name="Play").click()
     page.wait_for_function(f"() => window.__steps.length >= {intervals + 2}", timeout=WAIT)
-    page.get_by_role("button", name="Pause").click()
+    page.keyboard.press("Space")        # pause through the page's key queue (a mouse click can be lost to a Next)
     stamps = page.evaluate("window.__steps")
     log = page.evaluate("window.__tpMergesKeys.state.log")
     gaps = [(b - a) / 1000 for a, b in zip(stamps[1:], stamps[2:])]
@@ -300,7 +300,7 @@ def play_to_first_step(page) -> float:
         b.addEventListener('click', () => { window.__playAt = performance.now(); }, {capture: true, once: true}); }""")
     page.get_by_role("button", name="Play").click()
     page.wait_for_function("() => window.__steps.length >= 1", timeout=WAIT)
-    page.get_by_role("button", name="Pause").click()
+    page.keyboard.press("Space")        # pause through the page's key queue (a mouse click can be lost to a Next)
     seconds = page.evaluate("(window.__steps[0] - window.__playAt) / 1000")
     page.get_by_role("button", name="Play").wait_for(timeout=WAIT)
     return seconds
