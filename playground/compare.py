@@ -684,7 +684,8 @@ def rename_imported(params: Mapping[str, str], renames: Mapping[str, Optional[st
 
 def gone_imports_message(names: Sequence[str]) -> str:
     """What a link whose imported files are gone says (Markdown, names escaped)."""
-    listed = ", ".join(f"“{views.md_escape(n)}”" for n in names[:5]) + (", …" if len(names) > 5 else "")
+    cut = [n if len(n) <= 60 else n[:60] + "…" for n in names[:5]]     # names from a URL: any length
+    listed = ", ".join(f"“{views.md_escape(n)}”" for n in cut) + (", …" if len(names) > 5 else "")
     one = len(names) == 1
     return (f"The files of the link's imported tokenizer{'' if one else 's'} {listed} are no longer kept on "
             "this server (it keeps the most recently used, up to its size limit), so "
