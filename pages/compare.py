@@ -70,11 +70,9 @@ def read_link() -> tuple[dict | None, list[str]]:
         return None, []
     state.set_widget(K.URL_SEEN, seen)
     pairs, msgs = compare.link_imports(params)
-    restored = inspect_link.restore_files([digest for _, digest in pairs])
-    renames = {key: (f"imported:{restored.names[d]}" if d in restored.names else None) for key, d in pairs
-               if d in restored.names or d in restored.gone}
-    state.set_widget(K.LINK_GONE, [key.split(":", 1)[1] for key, d in pairs if d in restored.gone])
-    return compare.rename_imported(params, renames), msgs + list(restored.errors)
+    renames, gone, errors = inspect_link.restore_chosen(pairs)
+    state.set_widget(K.LINK_GONE, gone)
+    return compare.rename_imported(params, renames), msgs + errors
 
 
 pending_link, link_messages = read_link()   # before the choices: a link's imports are among them

@@ -10,6 +10,8 @@ kept on the server for it.
                                    bounded, sha256-keyed store (playground/corpus_store.py)
     restore_files(digests)         bring the tokenizers kept under these digests back into the
                                    session (the Inspect and Compare pages' links both call it)
+    restore_chosen(pairs)          the Compare link's (imported key, digest) pairs brought back:
+                                   each key's new key in this session, and the names gone
 
 Safety: `files` and `text_ref` are used only as validated digests (corpus_store.valid_digest):
 the store builds the path from the digest and nothing else; nothing from a URL becomes a path.
@@ -201,3 +203,15 @@ def restore_files(digests: Sequence[str], session=None) -> Restored:
             state.set_imported_files(name, digest, session)
         names[digest] = loaded[0][0]
     return Restored(names, tuple(gone), tuple(errors))
+
+
+def restore_chosen(pairs: Sequence[tuple[str, str]], session=None) -> tuple[dict, list[str], list[str]]:
+    """The Compare link's chosen imports (compare.link_imports: "imported:NAME" and the digest its
+    files are kept under) brought back into the session. Returns (renames: each key -> its key in
+    this session, or None when its files are gone; the names gone; one line per file that did not
+    load). A new session may give a file another name than the link's ("mine 2" comes back as "mine")."""
+    restored = restore_files([digest for _, digest in pairs], session)
+    renames = {key: (f"imported:{restored.names[d]}" if d in restored.names else None) for key, d in pairs
+               if d in restored.names or d in restored.gone}
+    gone = [key.split(":", 1)[1] for key, d in pairs if d in restored.gone]
+    return renames, gone, list(restored.errors)
