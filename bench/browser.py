@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/browser.py              # about 3 minutes
     .venv/bin/python bench/browser.py --repeat 30 --shots /tmp/shots
+    .venv/bin/python bench/browser.py --only autoplay --intervals 30    # about 1 minute
 
 Two servers, started the same way (`streamlit run`, headless, loopback): the app, and
 bench/floor_app.py, a one-button app (click -> one line of text redrawn). One headless Chromium
@@ -19,7 +20,10 @@ Figures (p50 / p95 / max, and the ratio to the floor's p50 / p95):
   first step         the first Next after training on the KJV (the Merges page just opened)
   step               Next on the KJV, --repeat times
   keys               five quick -> presses: how many steps they made
-  autoplay           the intervals between steps at the 1 s speed
+  autoplay           the intervals between steps at the 1 s speed (--intervals of them), on the KJV;
+                     with how late each Next was clicked against its time on the clock, how long
+                     each click took to show its step (the page's own log, merges_keys.js), and
+                     from a click on Play to the first step (five times)
   compare 10k / 100k Compare with 10,000 (and 100,000) characters of mixed scripts (Chinese,
                      English, emoji, Python code) through the tokenizers the page shows by
                      default: Ctrl+Enter -> drawn; the main area's HTML size and element count
@@ -153,6 +157,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=20, help="floor clicks and Merges steps")
     ap.add_argument("--shots", type=Path, help="save screenshots (Compare with 100,000 characters) here")
+    ap.add_argument("--only", choices=["autoplay"], help="measure only this (no floor server)")
+    ap.add_argument("--intervals", type=int, default=7, help="autoplay intervals measured")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"needs {CHROMIUM} (Debian package chromium)")
@@ -161,16 +167,21 @@ def main() -> None:
     print(f"{'':<30} {'p50':>8} {'p95':>8} {'max':>8}")
     logs = Path(tempfile.mkdtemp(prefix="bench-browser-"))
     app, app_url = start_server(logs / "app.log")
-    floor_proc, floor_url = start_server(logs / "floor.log", "bench/floor_app.py")
+    floor_proc, floor_url = (None, None) if args.only else start_server(logs / "floor.log", "bench/floor_app.py")
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            floor = measure_floor(browser, floor_url, args.repeat)
-            print(row("floor: click -> redrawn", floor))
-            measure_app(browser, app_url, floor, args)
+            if args.only == "autoplay":
+                page = trained_kjv_merges(browser, app_url)
+                for line in autoplay_rows(page, args.intervals):
+                    print(line)
+            else:
+                floor = measure_floor(browser, floor_url, args.repeat)
+                print(row("floor: click -> redrawn", floor))
+                measure_app(browser, app_url, floor, args)
             browser.close()
     finally:
-        for proc in (app, floor_proc):
+        for proc in filter(None, (app, floor_proc)):
             proc.terminate()
             proc.wait(timeout=15)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
@@ -193,12 +204,7 @@ def measure_app(browser, url: str, floor: list[float], args) -> None:
         page.context.close()
     print(row("cold start (first page drawn)", colds, extra="(the first is the server's first session)"))
 
-    seconds, page = open_timed(browser, url)
-    page.get_by_role("combobox", name="Preset").click()
-    timed(page, page.get_by_role("option", name=KJV).first.click)
-    timed(page, page.get_by_role("button", name="Load preset").click)
-    train = timed(page, page.get_by_role("button", name="Train all three").click)
-    page.get_by_text("Trained all three").first.wait_for(timeout=WAIT)
+    page, train = train_kjv(browser, url)
     cli = cli_training_seconds()
     print(f"{'train KJV from the page':<30} {train * 1000:8.0f} ms   command line, same three models: "
           f"{cli * 1000:.0f} ms   {train / cli:.2f}x")
@@ -217,7 +223,8 @@ def measure_app(browser, url: str, floor: list[float], args) -> None:
         page.keyboard.press("ArrowRight")
     made = keys_made(page, sentence, before)
     print(f"{'five quick -> presses':<30} {made} steps")
-    print(autoplay_row(page))
+    for line in autoplay_rows(page, args.intervals):
+        print(line)
     page.context.close()
 
     for chars in (10_000, 100_000):
@@ -242,18 +249,61 @@ def keys_made(page, sentence, before: str) -> int:
     return last - start
 
 
-def autoplay_row(page) -> str:
-    """Intervals between step changes while playing at 1 s (the page's speed box)."""
+def train_kjv(browser, url: str):
+    """A new session with the KJV loaded and trained: (the page, seconds the training took)."""
+    _, page = open_timed(browser, url)
+    page.get_by_role("combobox", name="Preset").click()
+    timed(page, page.get_by_role("option", name=KJV).first.click)
+    timed(page, page.get_by_role("button", name="Load preset").click)
+    train = timed(page, page.get_by_role("button", name="Train all three").click)
+    page.get_by_text("Trained all three").first.wait_for(timeout=WAIT)
+    return page, train
+
+
+def trained_kjv_merges(browser, url: str):
+    page, _ = train_kjv(browser, url)
+    timed(page, page.get_by_test_id("stSidebarNav").get_by_role("link", name="Merges").click)
+    return page
+
+
+def autoplay_rows(page, intervals: int = 7) -> list[str]:
+    """Intervals between step changes while playing at 1 s (the page's speed box), and from the
+    page's log of its clicks: how late each Next was clicked against the clock (when the log has
+    the time it was due) and how long each took to show its step."""
     page.evaluate("""() => { window.__steps = []; const target = document.querySelector('[data-testid=stMain]');
         new MutationObserver(() => { const s = document.querySelector('.mg-sentence');
           const t = s ? s.textContent : ''; if (window.__last !== t) { window.__last = t; window.__steps.push(performance.now()); } })
         .observe(target, {subtree: true, childList: true, characterData: true}); }""")
     page.get_by_role("button", name="Play").click()
-    page.wait_for_function("() => window.__steps.length >= 9", timeout=WAIT)
-    page.get_by_role("button", name="Pause").click()
+    page.wait_for_function(f"() => window.__steps.length >= {intervals + 2}", timeout=WAIT)
+    page.keyboard.press("Space")        # pause through the page's key queue (a mouse click can be lost to a Next)
     stamps = page.evaluate("window.__steps")
+    log = page.evaluate("window.__tpMergesKeys.state.log")
     gaps = [(b - a) / 1000 for a, b in zip(stamps[1:], stamps[2:])]
-    return row("autoplay at 1 s: intervals", gaps, extra="(target 1.0 s ± 0.2)")
+    rows = [row("autoplay at 1 s: intervals", gaps, extra="(target 1.0 s ± 0.2)")]
+    nexts = [e for e in log if e[0] == "next" and e[2] >= 0]
+    if nexts:
+        rows.append(row("  click -> step shown", [(e[2] - e[1]) / 1000 for e in nexts]))
+    due = [e for e in nexts if len(e) > 4 and e[4] >= 0]
+    if due:
+        rows.append(row("  click late against the clock", [(e[1] - e[4]) / 1000 for e in due]))
+    rows.append(row("  Play -> first step", [play_to_first_step(page) for _ in range(5)], extra="(target 1.0 s)"))
+    return rows
+
+
+def play_to_first_step(page) -> float:
+    """Seconds from a click on Play (the page's clock, at the click) until the next step shows."""
+    page.get_by_role("button", name="Play").wait_for(timeout=WAIT)
+    painted(page)
+    page.evaluate("""() => { window.__playAt = null; window.__steps = [];
+        const b = document.querySelector('.st-key-merges_play button');
+        b.addEventListener('click', () => { window.__playAt = performance.now(); }, {capture: true, once: true}); }""")
+    page.get_by_role("button", name="Play").click()
+    page.wait_for_function("() => window.__steps.length >= 1", timeout=WAIT)
+    page.keyboard.press("Space")        # pause through the page's key queue (a mouse click can be lost to a Next)
+    seconds = page.evaluate("(window.__steps[0] - window.__playAt) / 1000")
+    page.get_by_role("button", name="Play").wait_for(timeout=WAIT)
+    return seconds
 
 
 def compare(browser, url: str, chars: int, floor: list[float], shots: Path | None) -> None:

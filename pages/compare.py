@@ -16,13 +16,14 @@ vocabularies per process, a trained tokenizer per (corpus, settings).
 The text updates the panels as you type (playground/live_text.py: after a 200 ms pause). The text,
 the chosen tokenizers and the view options are in the address (compare.link_params): F5 or a
 copied link reopens the same view; a text too long for the address goes by its digest
-(corpus_store.put_text).
+(corpus_store.put_text), and a chosen imported tokenizer by the digest its files are kept under
+(files=, brought back by inspect_link.restore_files before the choices are built).
 A tokenizer that cannot encode the text (EncodeError) gets a message in its own panel.
 """
 import streamlit as st
 
 from core.errors import PlaygroundError, TokenizerFileError
-from playground import compare, corpus_store, live_text, spans, state, tokenizers, unigram_control, views
+from playground import compare, corpus_store, inspect_link, live_text, spans, state, tokenizers, unigram_control, views
 from playground.state import MODEL_LABELS, PERSIST, CompareKeys as K
 from playground.startup import through_app
 
@@ -52,9 +53,29 @@ def _load_sample() -> None:
 
 def _selection_edited() -> None:
     state.set_widget(K.AUTO_SELECTION, False)
+    state.set_widget(K.LINK_GONE, [])     # the user has chosen anew: the gone link's note is over
 
 
 # ---------------------------------------------------------------- the page
+
+def read_link() -> tuple[dict | None, list[str]]:
+    """The address's parameters when they differ from what this page last wrote (else None), after
+    bringing back the imported tokenizers whose files the link names (kept on this server, under
+    their digests: inspect_link.restore_files), with the link's imported names made the ones they
+    have in this session. Returns (parameters, lines about what was ignored); the imported names
+    whose files are gone are kept for the page to say (K.LINK_GONE)."""
+    params = state.url_params()
+    seen = tuple(sorted(params.items()))
+    if not params or seen == state.widget_value(K.URL_SEEN):
+        return None, []
+    state.set_widget(K.URL_SEEN, seen)
+    pairs, msgs = compare.link_imports(params)
+    renames, gone, errors = inspect_link.restore_chosen(pairs)
+    state.set_widget(K.LINK_GONE, gone)
+    return compare.rename_imported(params, renames), msgs + errors
+
+
+pending_link, link_messages = read_link()   # before the choices: a link's imports are among them
 
 results = state.get_results()
 imported = state.get_imported()
@@ -64,14 +85,9 @@ choices = compare.tokenizer_choices(trained_models + unigram_trained, tokenizers
 by_key = {c.key: c for c in choices}
 
 
-def open_link() -> list[str]:
-    """Apply the address's parameters once (when they differ from what this page last wrote),
-    before the widgets are drawn. Returns what was ignored, one line each."""
-    params = state.url_params()
-    seen = tuple(sorted(params.items()))
-    if not params or seen == state.widget_value(K.URL_SEEN):
-        return []
-    state.set_widget(K.URL_SEEN, seen)
+def open_link(params: dict) -> list[str]:
+    """Apply the link's parameters (read_link's), before the widgets are drawn. Returns what was
+    ignored, one line each."""
     link, msgs = compare.parse_link(params, choices)
     unknown = [n for n in params if n not in compare.URL_KEYS]
     if unknown:
@@ -96,7 +112,8 @@ def open_link() -> list[str]:
     return msgs
 
 
-link_messages = open_link()
+if pending_link is not None:
+    link_messages += open_link(pending_link)
 
 state.init_widget(K.SAMPLE, compare.DEFAULT_SAMPLE)
 state.init_widget(K.TEXT, compare.SAMPLES[compare.DEFAULT_SAMPLE])
@@ -126,6 +143,10 @@ else:
 
 for msg in link_messages:
     st.warning(views.md_escape(msg), icon=":material/link:")
+link_gone = state.widget_value(K.LINK_GONE) or []
+if link_gone:
+    st.warning(compare.gone_imports_message(link_gone), icon=":material/link_off:")
+    st.page_link("pages/inspect.py", label="Import tokenizer files on the Inspect page", icon=":material/upload:")
 
 text = st.text_area("Text", key=K.TEXT, height=170, persist_state=PERSIST,
                     placeholder="Type or paste any text…",
@@ -182,9 +203,10 @@ def write_link() -> None:
     """Put this view in the address (a long text by the digest it is kept under)."""
     ref = corpus_store.put_text(text) if len(text) > compare.MAX_URL_TEXT else None
     auto = state.widget_value(K.AUTO_SELECTION)
+    kept = {f"imported:{name}": digest for name, digest in state.get_imported_files().items()}
     params = compare.link_params(text if ref is None else "", None if auto else selected, show, layout,
                                  bool(whitespace), bool(grouped), text_ref=ref, options=options,
-                                 chunks=bool(show_chunks))
+                                 chunks=bool(show_chunks), files=kept)
     if ref is None and len(text) > compare.MAX_URL_TEXT:
         params.pop("text", None)        # could not be kept: the address holds no text rather than a cut one
     state.set_url_params(params)

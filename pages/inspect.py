@@ -121,23 +121,11 @@ def _open_link(results) -> None:
     if unknown:   # as the Compare page says it
         st.toast(inspect_link.ignored_params_message(unknown, "Inspect", inspect_link.URL_KEYS),
                  icon=":material/link_off:")
-    kept = set(state.get_imported_files().values())
-    for digest in link.files:
-        if digest in kept:
-            continue
-        files = inspect_link.load_files(digest)
-        if files is None:
-            msgs.append("A tokenizer file the link names is no longer kept on this server: import it again "
-                        "(Export & import tab).")
-            continue
-        try:
-            loaded = ins.read_upload_groups(files, state.get_imported())
-        except PlaygroundError as e:
-            msgs.append(f"A kept tokenizer file did not load: {e}.")
-            continue
-        for name, tok, _ in loaded:
-            state.add_imported(name, tok)
-            state.set_imported_files(name, digest)
+    restored = inspect_link.restore_files(link.files)
+    if restored.gone:
+        msgs.append("A tokenizer file the link names is no longer kept on this server: import it again "
+                    "(Export & import tab).")
+    msgs.extend(restored.errors)
     if link.text_ref is not None:
         text = corpus_store.load_text(link.text_ref)
         if text is None:

@@ -520,7 +520,11 @@ def render_splits_table(diff: EncoderDifferences, limit: int = MAX_DIFF_ROWS) ->
 #  &special=1 (special tokens in the text recognised) &add=1 (BOS/EOS added) &chunks=1 (pre-tokenization)
 # A text longer than MAX_URL_TEXT goes by the digest it is kept under on this server (text_ref=<sha256>,
 # playground/corpus_store.py). Values at their defaults are left out; nothing from a link is a path.
-URL_KEYS = ("text", "text_ref", "tokenizers", "show", "layout", "whitespace", "group", "special", "add", "chunks")
+# files=<sha256>,<sha256>: the files of the chosen imported tokenizers, kept on this server
+# (inspect_link.put_files), one slot per imported:NAME of `tokenizers` in the same order (empty when
+# that one's files could not be kept): F5 or a copied link brings them back (link_imports).
+URL_KEYS = ("text", "text_ref", "tokenizers", "files", "show", "layout", "whitespace", "group", "special", "add",
+            "chunks")
 MAX_URL_TEXT = 1500
 MAX_LINK_TEXT = 100_000          # a longer text in a link is cut there
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -606,9 +610,10 @@ def ignored_params_message(names: Sequence[str], shown: int = 5, length: int = 3
 
 def link_params(text: str, tokenizers: Optional[Sequence[str]], show: str, layout: str, whitespace: bool,
                 grouped: bool, text_ref: Optional[str] = None, options: EncodeOptions = EncodeOptions(),
-                chunks: bool = False) -> dict[str, str]:
+                chunks: bool = False, files: Optional[Mapping[str, str]] = None) -> dict[str, str]:
     """The parameters that reopen this view. `tokenizers` None: the default selection (left out);
-    `text_ref`: the digest a long text is kept under (then the text itself is left out).
+    `text_ref`: the digest a long text is kept under (then the text itself is left out); `files`:
+    imported choice key -> the digest its files are kept under (files=, one slot per imported key).
 
     link_params("hi", ["pretrained:gpt2"], "Ids", "Side by side", False, True)
         == {"text": "hi", "tokenizers": "pretrained:gpt2", "show": "ids", "group": "1"}
@@ -620,6 +625,9 @@ def link_params(text: str, tokenizers: Optional[Sequence[str]], show: str, layou
         out["text"] = text
     if tokenizers is not None:
         out["tokenizers"] = ",".join(tokenizers)
+        slots = [(files or {}).get(k, "") for k in tokenizers if k.startswith("imported:")]
+        if any(slots):
+            out["files"] = ",".join(slots)
     if show != "Tokens":
         out["show"] = "ids"
     if layout != "Side by side":
@@ -635,3 +643,51 @@ def link_params(text: str, tokenizers: Optional[Sequence[str]], show: str, layou
     if chunks:
         out["chunks"] = "1"
     return out
+
+
+def link_imports(params: Mapping[str, str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """The link's imported tokenizers paired with the digest their files are kept under, in order
+    (those with a valid digest), and one line per slot that is not a digest. Never raises; nothing
+    here is a path: a digest is 64 hexadecimal digits or it is ignored.
+
+    link_imports({"tokenizers": "pretrained:gpt2,imported:mine", "files": "ab" * 32})
+        == ([("imported:mine", "abab…ab")], [])
+    """
+    if "files" not in params:
+        return [], []
+    keys = [k.strip() for k in str(params.get("tokenizers", "")).split(",") if k.strip().startswith("imported:")]
+    slots = [s.strip() for s in str(params["files"]).split(",")][:MAX_TOKENIZERS]
+    pairs, bad = [], []
+    for key, slot in zip(keys, slots):
+        if _HEX64.fullmatch(slot):
+            pairs.append((key, slot))
+        elif slot:
+            bad.append(slot)
+    msgs = [f"Ignored {len(bad)} file reference{'s' if len(bad) > 1 else ''} ({_quote(bad[0])}): not a digest "
+            "(64 hexadecimal digits)."] if bad else []
+    return pairs, msgs
+
+
+def rename_imported(params: Mapping[str, str], renames: Mapping[str, Optional[str]]) -> dict[str, str]:
+    """The parameters with each imported key of `tokenizers` in `renames` replaced by its new key, or
+    left out when that is None (its files are gone): the names imports get in this session.
+
+    rename_imported({"tokenizers": "imported:a,pretrained:gpt2"}, {"imported:a": "imported:a 2"})
+        == {"tokenizers": "imported:a 2,pretrained:gpt2"}
+    """
+    out = dict(params)
+    if "tokenizers" in out and renames:
+        keys = [k.strip() for k in str(out["tokenizers"]).split(",")]
+        out["tokenizers"] = ",".join(renames.get(k, k) for k in keys if renames.get(k, k) is not None)
+    return out
+
+
+def gone_imports_message(names: Sequence[str]) -> str:
+    """What a link whose imported files are gone says (Markdown, names escaped)."""
+    cut = [n if len(n) <= 60 else n[:60] + "…" for n in names[:5]]     # names from a URL: any length
+    listed = ", ".join(f"“{views.md_escape(n)}”" for n in cut) + (", …" if len(names) > 5 else "")
+    one = len(names) == 1
+    return (f"The files of the link's imported tokenizer{'' if one else 's'} {listed} are no longer kept on "
+            "this server (it keeps the most recently used, up to its size limit), so "
+            f"{'it is' if one else 'they are'} left out; the rest is as the link has it. Import the files "
+            "again on the Inspect page to compare them.")

@@ -8,6 +8,10 @@ kept on the server for it.
     put_files(files) / load_files  one imported tokenizer's uploaded files (a tokenizer.json, a
                                    vocab.json with its merges.txt, ...) as one blob in the server's
                                    bounded, sha256-keyed store (playground/corpus_store.py)
+    restore_files(digests)         bring the tokenizers kept under these digests back into the
+                                   session (the Inspect and Compare pages' links both call it)
+    restore_chosen(pairs)          the Compare link's (imported key, digest) pairs brought back:
+                                   each key's new key in this session, and the names gone
 
 Safety: `files` and `text_ref` are used only as validated digests (corpus_store.valid_digest):
 the store builds the path from the digest and nothing else; nothing from a URL becomes a path.
@@ -20,7 +24,9 @@ import json
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
-from playground import corpus_store
+from core.errors import PlaygroundError
+from playground import corpus_store, state
+from playground import inspect as ins
 from playground.views import md_escape
 
 URL_KEYS = ("tokenizer", "tab", "word", "chunk", "text", "text_ref", "files")
@@ -160,3 +166,52 @@ def load_files(key: object, where: Optional[corpus_store.CorpusStore] = None) ->
     if got is None or got[1].get("kind") != KIND:
         return None
     return unbundle(got[0])
+
+
+@dataclass(frozen=True)
+class Restored:
+    """What restore_files did: digest -> the imported name its tokenizer has in this session (kept
+    before or brought back now), the digests no longer kept, and one line per file that did not load."""
+    names: dict
+    gone: tuple[str, ...]
+    errors: tuple[str, ...]
+
+
+def restore_files(digests: Sequence[str], session=None) -> Restored:
+    """Bring back, in order, the imported tokenizers whose files are kept under `digests` (already
+    validated digests, e.g. parse_link's). One this session already has is not read again; a new one
+    gets a free name (its file's, or with a number after it), which `names` says."""
+    have = {d: n for n, d in state.get_imported_files(session).items()}
+    names: dict[str, str] = {}
+    gone: list[str] = []
+    errors: list[str] = []
+    for digest in dict.fromkeys(digests):
+        if digest in have:
+            names[digest] = have[digest]
+            continue
+        files = load_files(digest)
+        if files is None:
+            gone.append(digest)
+            continue
+        try:
+            loaded = ins.read_upload_groups(files, state.get_imported(session))
+        except PlaygroundError as e:
+            errors.append(f"A kept tokenizer file did not load: {e}.")
+            continue
+        for name, tok, _ in loaded:
+            state.add_imported(name, tok, session)
+            state.set_imported_files(name, digest, session)
+        names[digest] = loaded[0][0]
+    return Restored(names, tuple(gone), tuple(errors))
+
+
+def restore_chosen(pairs: Sequence[tuple[str, str]], session=None) -> tuple[dict, list[str], list[str]]:
+    """The Compare link's chosen imports (compare.link_imports: "imported:NAME" and the digest its
+    files are kept under) brought back into the session. Returns (renames: each key -> its key in
+    this session, or None when its files are gone; the names gone; one line per file that did not
+    load). A new session may give a file another name than the link's ("mine 2" comes back as "mine")."""
+    restored = restore_files([digest for _, digest in pairs], session)
+    renames = {key: (f"imported:{restored.names[d]}" if d in restored.names else None) for key, d in pairs
+               if d in restored.names or d in restored.gone}
+    gone = [key.split(":", 1)[1] for key, d in pairs if d in restored.gone]
+    return renames, gone, list(restored.errors)

@@ -10,7 +10,12 @@
 // steps.
 //
 // Autoplay: while the page says it is playing, Next is clicked on the browser's clock, at fixed
-// times (start + n × speed), so the time a run takes is not added to each step.
+// times (start + n × speed), so the time a run takes is not added to each step. The start is the
+// press of Play (its click, seen here whether a mouse or Space made it), not the end of the run the
+// press caused: the first step comes one interval after the press too. Each click is made by a
+// timer set for its due time (not the next 25 ms poll). Never two steps at once: a Next is clicked
+// only once the page shows the step the last one made; one that comes late is not made up for by
+// a burst, the clock just goes on.
 //
 // The page's state is read from the empty span of class mg-state (data-step, data-last,
 // data-playing, data-speed) that every run of the Merges page draws; without it (another page)
@@ -25,7 +30,9 @@
   if (old) {
     w.removeEventListener("keydown", old.down, true);
     w.removeEventListener("keyup", old.up, true);
+    if (old.press) w.removeEventListener("click", old.press, true);
     clearInterval(old.timer);
+    if (old.state && old.state.alarm) clearTimeout(old.state.alarm);
   }
   const KEYS = { ArrowLeft: "prev", ArrowRight: "next", " ": "play", Spacebar: "play",
                  Home: "first", End: "last" };
@@ -33,8 +40,13 @@
   const MAX_QUEUE = 50;
   const RETRY_MS = 1500;       // no run and no change this long after a click: it was lost
   const MAX_TRIES = 3;
-  const s = { queue: [], waiting: null, due: null, swallowUp: false, presses: 0, clicks: 0,
-              log: [] };      // the last clicks: [action, clicked at, shown at, run over at] (ms)
+  // the last clicks in log: [action, clicked at, shown at, run over at, due at (-1: not autoplay),
+  // 1 if a run was under way when clicked] (ms, performance.now)
+  const fresh = { queue: [], waiting: null, due: null, swallowUp: false, presses: 0, clicks: 0, log: [],
+                  playedAt: null, alarm: null, alarmFor: null };
+  // a newer copy keeps the older one's clock and queue (a reinstall mid-play is no late step)
+  const s = old && old.state && Array.isArray(old.state.queue) ? Object.assign(fresh, old.state, { alarm: null })
+                                                               : fresh;
 
   function readState() {
     const el = doc.querySelector(".mg-state");
@@ -81,6 +93,12 @@
     }
   }
 
+  function press(e) {
+    // a click on Play (the mouse's, or ours for Space): autoplay's clock starts at this moment
+    const b = readState() && button("play");
+    if (b && e.target && (e.target === b || b.contains(e.target))) s.playedAt = performance.now();
+  }
+
   function idle() {
     const app = doc.querySelector('[data-testid="stApp"]');
     return !app || app.dataset.testScriptState !== "running";
@@ -90,7 +108,7 @@
     const b = button(action);
     if (!b || b.disabled) return false;
     s.waiting = { action: action, step: st.step, playing: st.playing, at: performance.now(), auto: auto,
-                  tries: 1 };
+                  tries: 1, due: auto ? s.due : -1, busy: !idle() };
     s.clicks += 1;
     b.click();
     return true;
@@ -122,7 +140,8 @@
         }
       }
       if (!s.waiting.auto) s.due = null;          // a key press: a whole interval to the next step
-      s.log.push([s.waiting.action, Math.round(s.waiting.at), Math.round(s.waiting.shown || -1), Math.round(now)]);
+      s.log.push([s.waiting.action, Math.round(s.waiting.at), Math.round(s.waiting.shown || -1), Math.round(now),
+                  Math.round(s.waiting.due), s.waiting.busy ? 1 : 0]);
       if (s.log.length > 50) s.log.shift();
       s.waiting = null;
     }
@@ -131,8 +150,13 @@
       if (click(s.queue.shift(), st, false)) return;   // a disabled button (nothing to do): next
     }
     if (!st.playing || !(st.speed > 0)) { s.due = null; return; }
-    if (s.due === null) { s.due = now + st.speed; return; }
-    if (now < s.due) return;
+    if (s.due === null) {
+      // from the press of Play when there was one just now; else (a key stepped meanwhile) from now
+      const from = s.playedAt !== null && now - s.playedAt < st.speed + 5000 ? s.playedAt : now;
+      s.playedAt = null;
+      s.due = from + st.speed;
+    }
+    if (now < s.due) { wake(s.due - now); return; }
     if (st.step >= st.last) return;               // the page stops playing at the last step itself
     if (click("next", st, true)) {
       s.due += st.speed;                          // on the clock, whatever the run took
@@ -140,7 +164,16 @@
     }
   }
 
+  function wake(ms) {
+    // one timer for the next due click, so it is made on time rather than at the next poll
+    if (s.alarm && s.alarmFor === s.due) return;
+    if (s.alarm) clearTimeout(s.alarm);
+    s.alarmFor = s.due;
+    s.alarm = setTimeout(function () { s.alarm = null; pump(); }, Math.max(0, ms));
+  }
+
   w.addEventListener("keydown", down, true);
   w.addEventListener("keyup", up, true);
-  w.__tpMergesKeys = { down: down, up: up, timer: setInterval(pump, 25), state: s };
+  w.addEventListener("click", press, true);
+  w.__tpMergesKeys = { down: down, up: up, press: press, timer: setInterval(pump, 25), state: s };
 })();

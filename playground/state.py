@@ -443,6 +443,9 @@ class CompareKeys:
     # not a widget: the page's own URL parameters last read or written (sorted items), so a link is
     # applied once and the page's own writes are not read back as a new link
     URL_SEEN = "compare_url_seen"
+    # not a widget: the imported tokenizers a link chose whose files are no longer kept (names), said
+    # on the page until the selection is edited or another link is read
+    LINK_GONE = "compare_link_gone"
 
 
 class InspectKeys:

@@ -209,3 +209,80 @@ def test_tokenizers_from_a_loaded_session_come_back_on_reload_too():
     again.switch_page("pages/inspect.py").run()
     assert not again.exception, again.exception
     assert list(state.get_imported(again.session_state)) == ["mine"]
+
+
+@pytest.mark.parametrize("kind", FORMATS)
+def test_an_import_chosen_on_compare_comes_back_on_reload_with_the_same_tokens(kind):
+    at = inspect_files(new_app())
+    upload(at, _files(kind))
+    (name,) = state.get_imported(at.session_state)
+    chosen = [f"imported:{name}", "pretrained:gpt2"]
+    goto(at, "pages/compare.py")
+    at.text_area(key="compare_text").input("lowest newest widest").run()
+    at.multiselect(key="compare_tokenizers").set_value(chosen).run()
+    assert not at.exception, at.exception
+    address = dict(at.query_params)
+    assert len(address["files"]) == 64 and address["tokenizers"] == ",".join(chosen)
+    panels = _panels(at)
+    assert set(panels) == set(chosen)
+    # F5: a new session at the same address, straight onto Compare (Inspect never opened)
+    again = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    again.query_params.update(address)
+    again.switch_page("pages/compare.py").run()
+    assert not again.exception, again.exception
+    assert again.multiselect(key="compare_tokenizers").value == chosen
+    assert _panels(again) == panels                   # the same tokens, drawn the same
+    assert dict(again.query_params) == address       # and the same link written back
+    assert not again.warning
+
+
+def test_a_reloaded_import_keeps_its_place_when_it_comes_back_under_another_name():
+    at = inspect_files(new_app())
+    upload(at, _files("tokenizer.json"))                                    # "mine"
+    other = export_files(_trained("wordpiece"))["tokenizer.json"].encode()
+    upload(at, [("mine.json", other, "application/json")])                  # a second "mine": another name
+    first, second = state.get_imported(at.session_state)
+    at.button(key="inspect_remove_0").click().run()                         # only the second is left
+    goto(at, "pages/compare.py")
+    at.multiselect(key="compare_tokenizers").set_value([f"imported:{second}"]).run()
+    panels = _panels(at)
+    again = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    again.query_params.update(dict(at.query_params))
+    again.switch_page("pages/compare.py").run()
+    assert not again.exception, again.exception
+    (back,) = state.get_imported(again.session_state)
+    assert back == first != second                     # a new session: its file's own name is free again
+    assert again.multiselect(key="compare_tokenizers").value == [f"imported:{back}"]
+    assert list(_panels(again).values()) == [p.replace(f"imported:{second}", f"imported:{back}")
+                                             .replace(second, back) for p in panels.values()]
+
+
+def _panels(at: AppTest) -> dict[str, str]:
+    """Each Tokens panel's HTML by its tokenizer's key."""
+    out = {}
+    for h in at.get("html"):
+        body = h.proto.body
+        for key in ("pretrained:gpt2",) + tuple(f"imported:{n}" for n in state.get_imported(at.session_state)):
+            if f'data-tokenizer="{key}"' in body:
+                out[key] = body
+    return out
+
+
+def test_a_compare_link_whose_import_is_gone_says_so_and_keeps_the_rest():
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.query_params.update({"text": "kept text", "tokenizers": "imported:mine,pretrained:gpt2,imported:x",
+                            "files": "ab" * 32 + ",../../etc/passwd", "show": "ids"})
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    warnings = " ".join(w.value.replace("\\", "") for w in at.warning)
+    assert "“mine” are no longer kept on this server" in warnings, warnings
+    assert "not a digest" in warnings, warnings
+    assert any("Inspect page" in link.proto.label for link in at.get("page_link"))
+    assert at.multiselect(key="compare_tokenizers").value == ["pretrained:gpt2"]
+    assert at.text_area(key="compare_text").value == "kept text"
+    assert at.segmented_control(key="compare_view").value == "Ids"
+    assert state.get_imported(at.session_state) == {}
+    at.text_area(key="compare_text").input("another text").run()       # said until the user chooses anew
+    assert any("no longer kept" in w.value for w in at.warning)
+    at.multiselect(key="compare_tokenizers").set_value(["pretrained:gpt2", "pretrained:o200k_base"]).run()
+    assert not any("no longer kept" in w.value for w in at.warning)

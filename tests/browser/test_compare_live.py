@@ -5,6 +5,8 @@
     hovering a token shows a styled card with its fields, inside the window, readable in both themes
     grouping by grapheme cluster keeps 🇨🇳 and 👍🏽 one box
     F5 on Compare restores the text, the tokenizers and the toggles (they are in the address)
+    F5 on Compare keeps a tokenizer imported on Inspect and chosen there, with the same tokens (its
+        file is kept on the server; the address names it by digest), and so does a copied link
     F5 on Merges restores a pasted corpus, its trained tokenizers and the step
     screenshots at 1024 and 1280 px, light and dark: tests/screenshots/compare-live-*.png (look at them)
 
@@ -17,7 +19,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import WAIT, idle, new_tab, open_app, panel, rerun, snap
+from tests.app.conftest import tiktoken_file
+from tests.browser.conftest import WAIT, go_to, idle, main, new_tab, open_app, panel, rerun, snap, upload
 
 pytestmark = pytest.mark.browser
 
@@ -173,6 +176,45 @@ def test_reload_on_compare_restores_text_tokenizers_and_toggles(open_tab, screen
     expect(panel(page, "pretrained:o200k_base")).to_have_count(1)
     assert page.url == before
     snap(page, screenshot_dir / "compare-live-after-reload.png")
+
+
+def test_reload_on_compare_keeps_an_imported_tokenizer_chosen_with_the_same_tokens(open_tab, screenshot_dir):
+    page = open_tab(path="/inspect?tab=files")
+    import_button = page.get_by_role("button", name="Import")
+    expect(import_button).to_be_visible(timeout=WAIT)
+    upload(page, {"name": "ranks.tiktoken", "mimeType": "application/octet-stream", "buffer": tiktoken_file()})
+    with rerun(page):
+        import_button.click()
+    expect(main(page)).to_contain_text("Imported “ranks”", timeout=WAIT)
+    go_to(page, "Compare")
+    picker = page.get_by_role("combobox", name="Tokenizers")
+    picker.click()
+    picker.press_sequentially("ranks")      # the list is long and drawn in part: filter it to the import
+    with rerun(page):
+        page.get_by_role("option", name="ranks (imported)").click()
+    page.keyboard.press("Escape")
+    mine = panel(page, "imported:ranks")
+    expect(mine.locator(".tp-t").first).to_be_visible(timeout=WAIT)
+    type_text(page, "lowest lowest low")
+    expect(page).to_have_url(re.compile(r"[?&]text=lowest\+lowest\+low(&|$)"), timeout=WAIT)
+    expect(page).to_have_url(re.compile(r"[?&]files=[0-9a-f]{64}(&|$)"), timeout=WAIT)
+    expect(text_box(page)).to_have_value("lowest lowest low")
+    idle(page)
+    tokens = mine.locator(".tp-t").all_text_contents()
+    count = count_of(page, "imported:ranks").inner_text()
+    assert "lowest" in "".join(tokens), tokens
+    before = page.url
+    open_app(page, before)   # F5: the same address, a new session
+    mine = panel(page, "imported:ranks")
+    expect(mine.locator(".tp-t")).to_have_text(tokens, timeout=WAIT)
+    expect(count_of(page, "imported:ranks")).to_have_text(count)
+    expect(page.get_by_label("Remove ranks (imported)")).to_be_visible()     # still chosen in the picker
+    expect(main(page)).not_to_contain_text("no longer kept")
+    assert page.url == before
+    snap(page, screenshot_dir / "compare-live-import-after-reload.png")
+    # the same link in another browser session on this server: the same view
+    other = open_tab(path="/" + before.split("/", 3)[3])
+    expect(panel(other, "imported:ranks").locator(".tp-t")).to_have_text(tokens, timeout=WAIT)
 
 
 def test_reload_on_merges_restores_a_pasted_corpus_and_the_step(open_tab, screenshot_dir):

@@ -432,3 +432,29 @@ def test_info_rows_come_from_the_catalog_or_the_tokenizer():
     assert loaded == [choices[0].key]          # a pretrained row is read from the catalog, nothing loaded
     table = compare.render_info_table([compare.InfoRow("<b>x</b>", "BPE", 1234, "p==1", "MIT")])
     assert "<b>x</b>" not in table and "&lt;b&gt;x&lt;/b&gt;" in table and "1,234" in table
+
+
+def test_the_files_of_chosen_imports_go_in_the_link_one_slot_each_and_come_back_paired():
+    a, b = "ab" * 32, "cd" * 32
+    chosen = ["imported:x", "pretrained:gpt2", "imported:big", "imported:y"]
+    params = compare.link_params("hi", chosen, "Tokens", "Side by side", False, False,
+                                 files={"imported:x": a, "imported:y": b, "imported:unchosen": "ef" * 32})
+    assert params["files"] == f"{a},,{b}"          # big was not kept: an empty slot keeps the pairs aligned
+    assert compare.link_imports(params) == ([("imported:x", a), ("imported:y", b)], [])
+    assert "files" not in compare.link_params("hi", chosen, "Tokens", "Side by side", False, False, files={})
+    assert "files" not in compare.link_params("hi", None, "Tokens", "Side by side", False, False,
+                                               files={"imported:x": a})
+    # a forged slot is never a path: ignored, said so
+    pairs, msgs = compare.link_imports({"tokenizers": "imported:x,imported:y", "files": f"../../etc/passwd,{b}"})
+    assert pairs == [("imported:y", b)] and "not a digest" in msgs[0]
+    assert compare.link_imports({"tokenizers": "imported:x"}) == ([], [])
+
+
+def test_imports_renamed_or_dropped_in_the_links_selection():
+    params = {"tokenizers": "imported:a,pretrained:gpt2,imported:gone", "show": "ids"}
+    assert compare.rename_imported(params, {"imported:a": "imported:a 2", "imported:gone": None}) == \
+        {"tokenizers": "imported:a 2,pretrained:gpt2", "show": "ids"}
+    assert compare.rename_imported(params, {}) == params
+    message = compare.gone_imports_message(["<b>*x*</b>"])
+    assert "<b>" not in message and "\\*x\\*" in message and "Inspect page" in message
+    assert len(compare.gone_imports_message(["x" * 10_000])) < 500
