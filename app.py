@@ -19,7 +19,7 @@ def _drop_link_parameters() -> None:
     there doing nothing. The app's link (?corpus=…, every page) stays: corpus_store.py."""
     names = state.clear_url_params()
     if names:
-        st.toast(views.ignored_link_message(names), icon=":material/link_off:")
+        st.toast(views.ignored_link_message(names), icon=":material/link_off:", duration="long")   # a sentence to read: 10 s
 
 
 # The icon is a file of ours: a Material icon as page_icon is fetched from a font server on every run.

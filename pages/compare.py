@@ -91,7 +91,7 @@ def open_link(params: dict) -> list[str]:
     link, msgs = compare.parse_link(params, choices)
     unknown = [n for n in params if n not in compare.URL_KEYS]
     if unknown:
-        st.toast(compare.ignored_params_message(unknown), icon=":material/link_off:")
+        st.toast(compare.ignored_params_message(unknown), icon=":material/link_off:", duration="long")
     if link.text_ref is not None:
         kept = corpus_store.load_text(link.text_ref)
         if kept is None:

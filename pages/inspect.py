@@ -120,7 +120,7 @@ def _open_link(results) -> None:
     unknown = [n for n in params if n not in inspect_link.URL_KEYS]
     if unknown:   # as the Compare page says it
         st.toast(inspect_link.ignored_params_message(unknown, "Inspect", inspect_link.URL_KEYS),
-                 icon=":material/link_off:")
+                 icon=":material/link_off:", duration="long")
     restored = inspect_link.restore_files(link.files)
     if restored.gone:
         msgs.append("A tokenizer file the link names is no longer kept on this server: import it again "

@@ -47,7 +47,7 @@ def open_link() -> None:
     unknown = [n for n in params if n not in token_tax.URL_KEYS]
     if unknown:   # as the Compare and Inspect pages say it
         st.toast(inspect_link.ignored_params_message(unknown, "Token tax", token_tax.URL_KEYS),
-                 icon=":material/link_off:")
+                 icon=":material/link_off:", duration="long")
     for key, name in ((K.TOKENIZERS, "tokenizers"), (K.SORT, "sort"), (K.HELD_OUT, "held")):
         if name in link:
             state.set_widget(key, link[name])

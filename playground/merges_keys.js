@@ -32,18 +32,22 @@
     w.removeEventListener("keyup", old.up, true);
     if (old.press) w.removeEventListener("click", old.press, true);
     clearInterval(old.timer);
+    if (old.runWatch) old.runWatch.disconnect();
     if (old.state && old.state.alarm) clearTimeout(old.state.alarm);
   }
   const KEYS = { ArrowLeft: "prev", ArrowRight: "next", " ": "play", Spacebar: "play",
                  Home: "first", End: "last" };
   const BUTTONS = { first: "_first", prev: "_prev", play: "_play", next: "_next", last: "_last" };
   const MAX_QUEUE = 50;
-  const RETRY_MS = 1500;       // no run and no change this long after a click: it was lost
+  // A click is taken as lost (and made once more) only if no run has started since it, this long
+  // after it. Not sooner: on a busy server a run can take seconds to start, and a second click
+  // then would make two steps (a CPU-hog test run saw autoplay skip a step that way).
+  const RETRY_MS = 4000;
   const MAX_TRIES = 3;
   // the last clicks in log: [action, clicked at, shown at, run over at, due at (-1: not autoplay),
   // 1 if a run was under way when clicked] (ms, performance.now)
   const fresh = { queue: [], waiting: null, due: null, swallowUp: false, presses: 0, clicks: 0, log: [],
-                  playedAt: null, alarm: null, alarmFor: null };
+                  playedAt: null, alarm: null, alarmFor: null, runs: 0 };
   // a newer copy keeps the older one's clock and queue (a reinstall mid-play is no late step)
   const s = old && old.state && Array.isArray(old.state.queue) ? Object.assign(fresh, old.state, { alarm: null })
                                                                : fresh;
@@ -99,6 +103,17 @@
     if (b && e.target && (e.target === b || b.contains(e.target))) s.playedAt = performance.now();
   }
 
+  // every run the page starts, counted as the app's script state turns to "running": a click
+  // whose run has started was not lost, however long the run takes to show anything
+  let runWatch = null;
+  const app = doc.querySelector('[data-testid="stApp"]');
+  if (app) {
+    runWatch = new MutationObserver(function () {
+      if (app.dataset.testScriptState === "running") s.runs += 1;
+    });
+    runWatch.observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
+  }
+
   function idle() {
     const app = doc.querySelector('[data-testid="stApp"]');
     return !app || app.dataset.testScriptState !== "running";
@@ -108,7 +123,7 @@
     const b = button(action);
     if (!b || b.disabled) return false;
     s.waiting = { action: action, step: st.step, playing: st.playing, at: performance.now(), auto: auto,
-                  tries: 1, due: auto ? s.due : -1, busy: !idle() };
+                  tries: 1, due: auto ? s.due : -1, busy: !idle(), runs: s.runs };
     s.clicks += 1;
     b.click();
     return true;
@@ -126,13 +141,14 @@
       // autoplay keeps the clock: its step is done once shown, the rest of the run may be cut short
       // by the next step (Streamlit stops a run when a new one is asked for)
       if (!idle() && !(moved && s.waiting.auto)) return;
-      if (!moved) {
+      if (!moved && s.runs === s.waiting.runs) {     // no run since the click
         if (now - s.waiting.at < RETRY_MS) return;
         if (s.waiting.tries < MAX_TRIES) {            // the click was lost: once more
           const b = button(s.waiting.action);
           if (b && !b.disabled) {
             s.waiting.tries += 1;
             s.waiting.at = now;
+            s.waiting.runs = s.runs;
             s.clicks += 1;
             b.click();
             return;
@@ -175,5 +191,5 @@
   w.addEventListener("keydown", down, true);
   w.addEventListener("keyup", up, true);
   w.addEventListener("click", press, true);
-  w.__tpMergesKeys = { down: down, up: up, press: press, timer: setInterval(pump, 25), state: s };
+  w.__tpMergesKeys = { down: down, up: up, press: press, timer: setInterval(pump, 25), state: s, runWatch: runWatch };
 })();

@@ -145,7 +145,9 @@ def test_bad_links_on_every_page(tab, path):
         expect(main(tab)).to_contain_text("Ignored step='abc': a step is a whole number.")
     else:
         # (the Compare page reads its own parameters, and says which)
-        expect(tab.get_by_test_id("stToast")).to_contain_text("Ignored the link parameters model, step:")
+        # a toast shows for 10 s from when the run draws it: wait as long as a busy server needs
+        expect(tab.get_by_test_id("stToast")).to_contain_text("Ignored the link parameters model, step:",
+                                                             timeout=WAIT)
         expect(tab).to_have_url(re.compile(r"/" + path.strip("/") + r"$"))
     assert_clean(tab, path)
 
