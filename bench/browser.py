@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/browser.py              # about 3 minutes
     .venv/bin/python bench/browser.py --repeat 30 --shots /tmp/shots
+    .venv/bin/python bench/browser.py --only merges    # the floor, training and the steps only
 
 Two servers, started the same way (`streamlit run`, headless, loopback): the app, and
 bench/floor_app.py, a one-button app (click -> one line of text redrawn). One headless Chromium
@@ -153,6 +154,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=20, help="floor clicks and Merges steps")
     ap.add_argument("--shots", type=Path, help="save screenshots (Compare with 100,000 characters) here")
+    ap.add_argument("--only", choices=("all", "merges"), default="all",
+                    help="merges: the floor, the KJV trained from the page, the first step and the steps "
+                         "(no cold starts, command line, keys, autoplay or Compare)")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"needs {CHROMIUM} (Debian package chromium)")
@@ -186,12 +190,14 @@ def measure_floor(browser, url: str, repeat: int) -> list[float]:
 
 
 def measure_app(browser, url: str, floor: list[float], args) -> None:
+    only_merges = args.only == "merges"
     colds = []
-    for _ in range(3):
+    for _ in range(0 if only_merges else 3):
         seconds, page = open_timed(browser, url)
         colds.append(seconds)
         page.context.close()
-    print(row("cold start (first page drawn)", colds, extra="(the first is the server's first session)"))
+    if colds:
+        print(row("cold start (first page drawn)", colds, extra="(the first is the server's first session)"))
 
     seconds, page = open_timed(browser, url)
     page.get_by_role("combobox", name="Preset").click()
@@ -199,9 +205,12 @@ def measure_app(browser, url: str, floor: list[float], args) -> None:
     timed(page, page.get_by_role("button", name="Load preset").click)
     train = timed(page, page.get_by_role("button", name="Train all three").click)
     page.get_by_text("Trained all three").first.wait_for(timeout=WAIT)
-    cli = cli_training_seconds()
-    print(f"{'train KJV from the page':<30} {train * 1000:8.0f} ms   command line, same three models: "
-          f"{cli * 1000:.0f} ms   {train / cli:.2f}x")
+    if only_merges:
+        print(f"{'train KJV from the page':<30} {train * 1000:8.0f} ms")
+    else:
+        cli = cli_training_seconds()
+        print(f"{'train KJV from the page':<30} {train * 1000:8.0f} ms   command line, same three models: "
+              f"{cli * 1000:.0f} ms   {train / cli:.2f}x")
 
     timed(page, page.get_by_test_id("stSidebarNav").get_by_role("link", name="Merges").click)
     next_button = page.get_by_role("button", name="Next")
@@ -209,6 +218,9 @@ def measure_app(browser, url: str, floor: list[float], args) -> None:
     print(row("first step after training", [first], floor))
     steps = [timed(page, next_button.click) for _ in range(args.repeat)]
     print(row("step (Next on the KJV)", steps, floor))
+    if only_merges:
+        page.context.close()
+        return
 
     sentence = page.locator(".mg-sentence").first
     before = sentence.inner_text()
