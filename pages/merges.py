@@ -242,35 +242,46 @@ if results is None:
     st.page_link("pages/corpus.py", label="Go to the Corpus page", icon=":material/description:")
     st.stop()
 
-view = mc.get_view()
-last = mc.last_step(results, view)
-current = mc.current_step(results, view)
-mc.write_link(results, view, current)
-view = mc.get_view()
-trace = results.trace(view.model)
-facts = mc.facts_of(results, trace)
-shown = min(current, len(trace.steps))
-
 st.caption(f"Trained on: {views.md_escape(results.corpus_name)} · keys, wherever you clicked: ← → step, "
            "Home / End first and last, Space play or pause")
 with st.container(key=mc.KEYS_BOX):   # hidden (style.css): the keys and autoplay, run by the browser
     st.html(mc.keys_script(), unsafe_allow_javascript=True)
-    st.markdown(mc.state_marker(current, last, view.playing, view.speed), unsafe_allow_html=True)
     live_text.enable()   # hovering a corpus token lights up its id's boxes (the views send no CSS rule per id)
-_controls(results, view, current, last)
 
-if view.lockstep:
-    _lockstep(results, current)
-    _lockstep_unigram(current)
-    st.header(f"{MODEL_LABELS[view.model]} in detail")
-    if shown < current:
-        st.caption(f"{MODEL_LABELS[view.model]} finished at step {shown:,}.")
-else:
-    _single(results, trace, shown, facts)
 
-st.header("The whole training")
-_curves(trace, shown, facts)
-st.header("The corpus at this step")
-_corpus(results, trace, shown)
-st.header("Merge tree")
-_tree(trace, shown, facts, view)
+@st.fragment
+def _stepped(results: Results) -> None:
+    """Everything a step changes. A click on a control in here reruns only this function and the
+    browser redraws only its elements: the title, the keys' script, the stylesheet and the
+    sidebar are neither rerun nor sent again (docs/architecture.md, "The Merges page's step")."""
+    view = mc.get_view()
+    last = mc.last_step(results, view)
+    current = mc.current_step(results, view)
+    mc.write_link(results, view, current)
+    view = mc.get_view()
+    trace = results.trace(view.model)
+    facts = mc.facts_of(results, trace)
+    shown = min(current, len(trace.steps))
+
+    with st.container(key=mc.STATE_BOX):   # hidden (style.css): what the keys and autoplay read
+        st.markdown(mc.state_marker(current, last, view.playing, view.speed), unsafe_allow_html=True)
+    _controls(results, view, current, last)
+
+    if view.lockstep:
+        _lockstep(results, current)
+        _lockstep_unigram(current)
+        st.header(f"{MODEL_LABELS[view.model]} in detail")
+        if shown < current:
+            st.caption(f"{MODEL_LABELS[view.model]} finished at step {shown:,}.")
+    else:
+        _single(results, trace, shown, facts)
+
+    st.header("The whole training")
+    _curves(trace, shown, facts)
+    st.header("The corpus at this step")
+    _corpus(results, trace, shown)
+    st.header("Merge tree")
+    _tree(trace, shown, facts, view)
+
+
+_stepped(results)
