@@ -168,7 +168,12 @@ def _lockstep_unigram(k: int) -> None:
 
 
 def _curves(trace: Trace, k: int, facts: mc.TraceFacts) -> None:
-    _plot(charts.training_curves(trace, k, facts.curves), key=K.CURVES)
+    # the figure is the same at every step (the browser keeps it as drawn); the step's mark is a
+    # few spans laid over it (style.css: .st-key-merges_curve_marks)
+    with st.container(key=K.CURVES_BOX):
+        _plot(charts.training_curves(trace, None, facts.curves), key=K.CURVES)
+        with st.container(key=K.CURVE_MARKS):
+            st.html(charts.curve_marks(facts.curves, k))
     st.caption("Over the whole training: the corpus shrinks to fewer, longer tokens as the vocabulary grows by "
                "one token a merge; the red dot and dashed line mark this step.")
 
