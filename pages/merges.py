@@ -224,8 +224,13 @@ def _tree(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) ->
                    f"{MODEL_LABELS[trace.config.model]} vocabulary.")
         return
     made = facts.made_at.get(token)
-    st.graphviz_chart(charts.merge_tree_dot(trace, token, shown=lambda t: mc.token_text(trace, facts, t),
-                                            spelled=stepper.show_token if trace.config.byte_level else None))
+    # a container named after the token: another token's tree is drawn afresh in a new element.
+    # Redrawn in place, the browser's Graphviz (d3-graphviz) measured every edge of the old tree
+    # and the new one to animate between them (SVGPathElement.getPointAtLength: ~130 ms a step
+    # on the KJV), an animation Streamlit never plays
+    with st.container(key=f"merges_tree_{facts.token_ids[token]}"):
+        st.graphviz_chart(charts.merge_tree_dot(trace, token, shown=lambda t: mc.token_text(trace, facts, t),
+                                                spelled=stepper.show_token if trace.config.byte_level else None))
     shown = "“" + views.md_escape(mc.token_text(trace, facts, token)) + "”"
     if made is None:
         st.caption(f"{shown} is a symbol of the alphabet: no merge made it.")
