@@ -18,7 +18,10 @@ Figures (p50 / p95 / max, and the ratio to the floor's p50 / p95):
   train KJV          "Train all three" on the KJV preset -> "Trained all three", against the
                      command line training the same three models with the same settings
   first step         the first Next after training on the KJV (the Merges page just opened)
-  step               Next on the KJV, --repeat times
+  step               Next on the KJV, --repeat times; beside it the renderer's main-thread work per
+                     step as Chrome counts it (Performance.getMetrics: script, style, layout; CPU
+                     seconds, so less swayed by the machine's load than the wall time) and the
+                     main area's element count
   keys               five quick -> presses: how many steps they made
   autoplay           the intervals between steps at the 1 s speed
   compare 10k / 100k Compare with 10,000 (and 100,000) characters of mixed scripts (Chinese,
@@ -129,6 +132,13 @@ def mixed_scripts(chars: int) -> str:
     return "\n\n".join(parts)[:chars]
 
 
+def main_thread(cdp) -> dict[str, float]:
+    """The renderer's main-thread seconds so far: all its tasks, and script, style and layout."""
+    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    return {"tasks": metrics["TaskDuration"], "script": metrics["ScriptDuration"],
+            "style": metrics["RecalcStyleDuration"], "layout": metrics["LayoutDuration"]}
+
+
 def html_size(page) -> tuple[int, int]:
     return page.evaluate("""() => { const m = document.querySelector('[data-testid=stMain]');
         return [m.innerHTML.length, m.querySelectorAll('*').length]; }""")
@@ -216,8 +226,17 @@ def measure_app(browser, url: str, floor: list[float], args) -> None:
     next_button = page.get_by_role("button", name="Next")
     first = timed(page, next_button.click)
     print(row("first step after training", [first], floor))
-    steps = [timed(page, next_button.click) for _ in range(args.repeat)]
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    steps, work = [], []
+    for _ in range(args.repeat):
+        before = main_thread(cdp)
+        steps.append(timed(page, next_button.click))
+        work.append({k: v - before[k] for k, v in main_thread(cdp).items()})
     print(row("step (Next on the KJV)", steps, floor))
+    _, elements = html_size(page)
+    print(f"{'  main thread a step (p50)':<30} " + ", ".join(
+        f"{k} {statistics.median(w[k] for w in work) * 1000:.0f}" for k in work[0]) + f" ms   {elements:,} elements")
     if only_merges:
         page.context.close()
         return
