@@ -218,6 +218,10 @@ def _tree(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) ->
     token = chosen if chosen is not None else (step.token if step is not None else None)
     if token is None:
         st.caption("At step 0 nothing is merged yet: every token is a symbol of the alphabet. Pick a token above.")
+        # a one-node graph, hidden (style.css): the browser loads its Graphviz code while step 0
+        # is shown, not on the first Next (~1 s of the first step on a busy machine)
+        with st.container(key=mc.TREE_WARM_BOX):
+            st.graphviz_chart("digraph { a }")
         return
     if token not in facts.token_ids:
         st.warning(f"“{views.md_escape(mc.token_text(trace, facts, token))}” is not a token of the "
