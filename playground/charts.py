@@ -293,7 +293,7 @@ def curve_marks(curves: Curves, current: int) -> str:
     page's style.css: .mg-curve-marks): on each curve a dashed red line at the step and a red dot
     at its value, placed with the figure's own margins, domains and ranges, in percentages of
     the chart's width, so it follows the chart when the page is resized.
-    curve_marks(c, 3) == '<div class="mg-curve-marks" data-step="3">' + six spans + '</div>'"""
+    curve_marks(c, 3) == '<div class="mg-curve-marks" data-step="3" style="height:370px">' + six spans + '</div>'"""
     cur = min(max(current, 0), len(curves.tokens) - 1)
     m = CURVE_MARGIN
     inner = m["l"] + m["r"]
@@ -307,7 +307,8 @@ def curve_marks(curves: Curves, current: int) -> str:
         top = m["t"] + plot_height * (1 - (float(ys[cur]) - lo) / (hi - lo))
         spans.append(f'<span class="mg-mark-line" style="left:{left};top:{m["t"]}px;height:{plot_height}px"></span>'
                      f'<span class="mg-mark-dot" style="left:{left};top:{top:.1f}px"></span>')
-    return f'<div class="mg-curve-marks" data-step="{cur}">' + "".join(spans) + "</div>"
+    return (f'<div class="mg-curve-marks" data-step="{cur}" style="height:{CURVE_HEIGHT}px">' + "".join(spans)
+            + "</div>")
 
 
 def merge_tree(trace: Trace, token: str):

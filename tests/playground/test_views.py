@@ -132,7 +132,7 @@ def test_curve_marks_fall_where_the_unmarked_figure_puts_the_step():
     m, height = fig.layout.margin, fig.layout.height
     assert (m.l, m.r, m.t, m.b) == tuple(charts.CURVE_MARGIN[k] for k in "lrtb")
     marks = charts.curve_marks(curves, 3)
-    assert marks.startswith('<div class="mg-curve-marks" data-step="3">')
+    assert marks.startswith(f'<div class="mg-curve-marks" data-step="3" style="height:{height}px">')
     tops = [float(t) for t in re.findall(r'mg-mark-dot" style="left:[^;]*;top:([\d.]+)px', marks)]
     fractions = [float(f) for f in re.findall(r"\* ([\d.]+)\)", marks)]
     assert len(tops) == 3 and len(fractions) == 6
