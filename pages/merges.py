@@ -16,6 +16,8 @@ the corpus preview is encoded once per (trace, step) and cached.
 The view (tokenizer, step, lockstep, speed, merge-tree token, and the preset when the results are
 exactly a preset's) lives in the URL: a link reopens it, retraining the preset in a new session.
 The view state, callbacks, link, caches and autoplay are in playground/merges_control.py (mc).
+Everything a step changes is one st.fragment (_stepped): a step reruns and redraws only that, and
+the browser's share of a step is kept small (docs/architecture.md, "The Merges page's step").
 """
 from __future__ import annotations
 
