@@ -3,6 +3,7 @@
     .venv/bin/python bench/browser.py              # about 3 minutes
     .venv/bin/python bench/browser.py --repeat 30 --shots /tmp/shots
     .venv/bin/python bench/browser.py --only autoplay --intervals 30    # about 1 minute
+    .venv/bin/python bench/browser.py --only merges    # the floor, training and the steps only
 
 Two servers, started the same way (`streamlit run`, headless, loopback): the app, and
 bench/floor_app.py, a one-button app (click -> one line of text redrawn). One headless Chromium
@@ -18,7 +19,10 @@ Figures (p50 / p95 / max, and the ratio to the floor's p50 / p95):
   train KJV          "Train all three" on the KJV preset -> "Trained all three", against the
                      command line training the same three models with the same settings
   first step         the first Next after training on the KJV (the Merges page just opened)
-  step               Next on the KJV, --repeat times
+  step               Next on the KJV, --repeat times; beside it the renderer's main-thread work per
+                     step as Chrome counts it (Performance.getMetrics: script, style, layout; CPU
+                     seconds, so less swayed by the machine's load than the wall time) and the
+                     main area's element count
   keys               five quick -> presses: how many steps they made
   autoplay           the intervals between steps at the 1 s speed (--intervals of them), on the KJV;
                      with how late each Next was clicked against its time on the clock, how long
@@ -132,6 +136,13 @@ def mixed_scripts(chars: int) -> str:
     return "\n\n".join(parts)[:chars]
 
 
+def main_thread(cdp) -> dict[str, float]:
+    """The renderer's main-thread seconds so far: all its tasks, and script, style and layout."""
+    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    return {"tasks": metrics["TaskDuration"], "script": metrics["ScriptDuration"],
+            "style": metrics["RecalcStyleDuration"], "layout": metrics["LayoutDuration"]}
+
+
 def html_size(page) -> tuple[int, int]:
     return page.evaluate("""() => { const m = document.querySelector('[data-testid=stMain]');
         return [m.innerHTML.length, m.querySelectorAll('*').length]; }""")
@@ -157,7 +168,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=20, help="floor clicks and Merges steps")
     ap.add_argument("--shots", type=Path, help="save screenshots (Compare with 100,000 characters) here")
-    ap.add_argument("--only", choices=["autoplay"], help="measure only this (no floor server)")
+    ap.add_argument("--only", choices=("all", "merges", "autoplay"), default="all",
+                    help="merges: the floor, the KJV trained from the page, the first step and the steps "
+                         "(no cold starts, command line, keys, autoplay or Compare); autoplay: only the "
+                         "autoplay intervals (no floor server)")
     ap.add_argument("--intervals", type=int, default=7, help="autoplay intervals measured")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
@@ -167,7 +181,7 @@ def main() -> None:
     print(f"{'':<30} {'p50':>8} {'p95':>8} {'max':>8}")
     logs = Path(tempfile.mkdtemp(prefix="bench-browser-"))
     app, app_url = start_server(logs / "app.log")
-    floor_proc, floor_url = (None, None) if args.only else start_server(logs / "floor.log", "bench/floor_app.py")
+    floor_proc, floor_url = (None, None) if args.only == "autoplay" else start_server(logs / "floor.log", "bench/floor_app.py")
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
@@ -197,24 +211,41 @@ def measure_floor(browser, url: str, repeat: int) -> list[float]:
 
 
 def measure_app(browser, url: str, floor: list[float], args) -> None:
+    only_merges = args.only == "merges"
     colds = []
-    for _ in range(3):
+    for _ in range(0 if only_merges else 3):
         seconds, page = open_timed(browser, url)
         colds.append(seconds)
         page.context.close()
-    print(row("cold start (first page drawn)", colds, extra="(the first is the server's first session)"))
+    if colds:
+        print(row("cold start (first page drawn)", colds, extra="(the first is the server's first session)"))
 
     page, train = train_kjv(browser, url)
-    cli = cli_training_seconds()
-    print(f"{'train KJV from the page':<30} {train * 1000:8.0f} ms   command line, same three models: "
-          f"{cli * 1000:.0f} ms   {train / cli:.2f}x")
+    if only_merges:
+        print(f"{'train KJV from the page':<30} {train * 1000:8.0f} ms")
+    else:
+        cli = cli_training_seconds()
+        print(f"{'train KJV from the page':<30} {train * 1000:8.0f} ms   command line, same three models: "
+              f"{cli * 1000:.0f} ms   {train / cli:.2f}x")
 
     timed(page, page.get_by_test_id("stSidebarNav").get_by_role("link", name="Merges").click)
     next_button = page.get_by_role("button", name="Next")
     first = timed(page, next_button.click)
     print(row("first step after training", [first], floor))
-    steps = [timed(page, next_button.click) for _ in range(args.repeat)]
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    steps, work = [], []
+    for _ in range(args.repeat):
+        before = main_thread(cdp)
+        steps.append(timed(page, next_button.click))
+        work.append({k: v - before[k] for k, v in main_thread(cdp).items()})
     print(row("step (Next on the KJV)", steps, floor))
+    _, elements = html_size(page)
+    print(f"{'  main thread a step (p50)':<30} " + ", ".join(
+        f"{k} {statistics.median(w[k] for w in work) * 1000:.0f}" for k in work[0]) + f" ms   {elements:,} elements")
+    if only_merges:
+        page.context.close()
+        return
 
     sentence = page.locator(".mg-sentence").first
     before = sentence.inner_text()

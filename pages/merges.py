@@ -16,6 +16,8 @@ the corpus preview is encoded once per (trace, step) and cached.
 The view (tokenizer, step, lockstep, speed, merge-tree token, and the preset when the results are
 exactly a preset's) lives in the URL: a link reopens it, retraining the preset in a new session.
 The view state, callbacks, link, caches and autoplay are in playground/merges_control.py (mc).
+Everything a step changes is one st.fragment (_stepped): a step reruns and redraws only that, and
+the browser's share of a step is kept small (docs/architecture.md, "The Merges page's step").
 """
 from __future__ import annotations
 
@@ -168,7 +170,12 @@ def _lockstep_unigram(k: int) -> None:
 
 
 def _curves(trace: Trace, k: int, facts: mc.TraceFacts) -> None:
-    _plot(charts.training_curves(trace, k, facts.curves), key=K.CURVES)
+    # the figure is the same at every step (the browser keeps it as drawn); the step's mark is a
+    # few spans laid over it (style.css: .st-key-merges_curve_marks)
+    with st.container(key=K.CURVES_BOX):
+        _plot(charts.training_curves(trace, None, facts.curves), key=K.CURVES)
+        with st.container(key=K.CURVE_MARKS):
+            st.html(charts.curve_marks(facts.curves, k))
     st.caption("Over the whole training: the corpus shrinks to fewer, longer tokens as the vocabulary grows by "
                "one token a merge; the red dot and dashed line mark this step.")
 
@@ -213,14 +220,23 @@ def _tree(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) ->
     token = chosen if chosen is not None else (step.token if step is not None else None)
     if token is None:
         st.caption("At step 0 nothing is merged yet: every token is a symbol of the alphabet. Pick a token above.")
+        # a one-node graph, hidden (style.css): the browser loads its Graphviz code while step 0
+        # is shown, not on the first Next (~1 s of the first step on a busy machine)
+        with st.container(key=mc.TREE_WARM_BOX):
+            st.graphviz_chart("digraph { a }")
         return
     if token not in facts.token_ids:
         st.warning(f"“{views.md_escape(mc.token_text(trace, facts, token))}” is not a token of the "
                    f"{MODEL_LABELS[trace.config.model]} vocabulary.")
         return
     made = facts.made_at.get(token)
-    st.graphviz_chart(charts.merge_tree_dot(trace, token, shown=lambda t: mc.token_text(trace, facts, t),
-                                            spelled=stepper.show_token if trace.config.byte_level else None))
+    # a container named after the token: another token's tree is drawn afresh in a new element.
+    # Redrawn in place, the browser's Graphviz (d3-graphviz) measured every edge of the old tree
+    # and the new one to animate between them (SVGPathElement.getPointAtLength: ~130 ms a step
+    # on the KJV), an animation Streamlit never plays
+    with st.container(key=f"merges_tree_{facts.token_ids[token]}"):
+        st.graphviz_chart(charts.merge_tree_dot(trace, token, shown=lambda t: mc.token_text(trace, facts, t),
+                                                spelled=stepper.show_token if trace.config.byte_level else None))
     shown = "“" + views.md_escape(mc.token_text(trace, facts, token)) + "”"
     if made is None:
         st.caption(f"{shown} is a symbol of the alphabet: no merge made it.")
@@ -242,35 +258,46 @@ if results is None:
     st.page_link("pages/corpus.py", label="Go to the Corpus page", icon=":material/description:")
     st.stop()
 
-view = mc.get_view()
-last = mc.last_step(results, view)
-current = mc.current_step(results, view)
-mc.write_link(results, view, current)
-view = mc.get_view()
-trace = results.trace(view.model)
-facts = mc.facts_of(results, trace)
-shown = min(current, len(trace.steps))
-
 st.caption(f"Trained on: {views.md_escape(results.corpus_name)} · keys, wherever you clicked: ← → step, "
            "Home / End first and last, Space play or pause")
 with st.container(key=mc.KEYS_BOX):   # hidden (style.css): the keys and autoplay, run by the browser
     st.html(mc.keys_script(), unsafe_allow_javascript=True)
-    st.markdown(mc.state_marker(current, last, view.playing, view.speed), unsafe_allow_html=True)
     live_text.enable()   # hovering a corpus token lights up its id's boxes (the views send no CSS rule per id)
-_controls(results, view, current, last)
 
-if view.lockstep:
-    _lockstep(results, current)
-    _lockstep_unigram(current)
-    st.header(f"{MODEL_LABELS[view.model]} in detail")
-    if shown < current:
-        st.caption(f"{MODEL_LABELS[view.model]} finished at step {shown:,}.")
-else:
-    _single(results, trace, shown, facts)
 
-st.header("The whole training")
-_curves(trace, shown, facts)
-st.header("The corpus at this step")
-_corpus(results, trace, shown)
-st.header("Merge tree")
-_tree(trace, shown, facts, view)
+@st.fragment
+def _stepped(results: Results) -> None:
+    """Everything a step changes. A click on a control in here reruns only this function and the
+    browser redraws only its elements: the title, the keys' script, the stylesheet and the
+    sidebar are neither rerun nor sent again (docs/architecture.md, "The Merges page's step")."""
+    view = mc.get_view()
+    last = mc.last_step(results, view)
+    current = mc.current_step(results, view)
+    mc.write_link(results, view, current)
+    view = mc.get_view()
+    trace = results.trace(view.model)
+    facts = mc.facts_of(results, trace)
+    shown = min(current, len(trace.steps))
+
+    with st.container(key=mc.STATE_BOX):   # hidden (style.css): what the keys and autoplay read
+        st.markdown(mc.state_marker(current, last, view.playing, view.speed), unsafe_allow_html=True)
+    _controls(results, view, current, last)
+
+    if view.lockstep:
+        _lockstep(results, current)
+        _lockstep_unigram(current)
+        st.header(f"{MODEL_LABELS[view.model]} in detail")
+        if shown < current:
+            st.caption(f"{MODEL_LABELS[view.model]} finished at step {shown:,}.")
+    else:
+        _single(results, trace, shown, facts)
+
+    st.header("The whole training")
+    _curves(trace, shown, facts)
+    st.header("The corpus at this step")
+    _corpus(results, trace, shown)
+    st.header("Merge tree")
+    _tree(trace, shown, facts, view)
+
+
+_stepped(results)

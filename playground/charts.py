@@ -238,32 +238,77 @@ def curve_data(trace: Trace) -> Curves:
 CURVE_TITLES = ("tokens in<br>the corpus", "characters<br>per token", "vocabulary<br>size")
 # gaps wide enough for the middle and right panels' tick labels (they have no margin of their own)
 _DOMAINS = ((0.0, 0.26), (0.37, 0.63), (0.74, 1.0))
+# The curves' frame is fixed in pixels (margins stated, no automargin; both axes' ranges stated),
+# so where a step falls on them is known without asking Plotly: curve_marks draws the current
+# step over the chart, and the figure itself stays the same for every step (the browser keeps
+# it as drawn: Streamlit redraws a Plotly chart only when its figure changes).
+CURVE_HEIGHT = 370
+CURVE_MARGIN = dict(l=58, r=12, t=80, b=62)   # room for "800k" beside and "2k" + "step" below
+CURVE_PAD = 0.06                              # of each curve's span, above and below it
 
 
-def training_curves(trace: Trace, current: int, curves: Optional[Curves] = None) -> go.Figure:
-    """Total tokens in the corpus, characters per token and vocabulary size after each step,
-    with the current step marked (a red dot and a dashed line). Traces: line, dot, line, dot,
-    line, dot. Three x axes placed side by side by hand: make_subplots cost 50 ms a call."""
+def _curve_range(ys) -> tuple[float, float]:
+    lo, hi = float(min(ys)), float(max(ys))
+    pad = (hi - lo) * CURVE_PAD or max(abs(hi) * CURVE_PAD, 1.0)
+    return lo - pad, hi + pad
+
+
+def _step_range(c: "Curves") -> tuple[float, float]:
+    last = len(c.tokens) - 1
+    return (0.0, float(last)) if last > 0 else (-0.5, 0.5)
+
+
+def training_curves(trace: Trace, current: Optional[int] = None, curves: Optional[Curves] = None) -> go.Figure:
+    """Total tokens in the corpus, characters per token and vocabulary size after each step.
+    With `current`, that step is marked (a red dot and a dashed line): traces line, dot, line,
+    dot, line, dot. Without it, the three lines alone, the same figure at every step: the page
+    draws the mark over it (curve_marks). Three x axes placed side by side by hand: make_subplots
+    cost 50 ms a call."""
     c = curves or curve_data(trace)
-    cur = min(max(current, 0), len(c.tokens) - 1)
-    data, layout = [], dict(height=370, margin=dict(l=4, r=10, t=80, b=10), showlegend=False,
+    cur = None if current is None else min(max(current, 0), len(c.tokens) - 1)
+    data, layout = [], dict(height=CURVE_HEIGHT, margin=dict(CURVE_MARGIN), showlegend=False,
                             annotations=[], shapes=[])
     for i, (ys, title, (x0, x1)) in enumerate(zip((c.tokens, c.chars_per_token, c.vocab), CURVE_TITLES, _DOMAINS)):
         ax = "" if i == 0 else str(i + 1)
         x, y = c.drawn(i)
         data.append(go.Scatter(x=x, y=y, mode="lines", line=dict(width=3, color=LINE),
                                xaxis="x" + ax, yaxis="y" + ax, hovertemplate="step %{x}: %{y:,.4g}<extra></extra>"))
-        data.append(go.Scatter(x=[cur], y=[ys[cur]], mode="markers", marker=dict(size=16, color=WINNER),
-                               xaxis="x" + ax, yaxis="y" + ax, hovertemplate=f"step {cur}: %{{y:,.4g}}<extra></extra>"))
-        layout["xaxis" + ax] = dict(domain=[x0, x1], anchor="y" + ax, title=_axis_title("step"), automargin=True,
-                                    nticks=3, tickformat="~s")
-        layout["yaxis" + ax] = dict(anchor="x" + ax, automargin=True, nticks=5, tickformat=".3~g" if i == 1 else "~s",
-                                    tickfont=dict(size=16))
+        if cur is not None:
+            data.append(go.Scatter(x=[cur], y=[ys[cur]], mode="markers", marker=dict(size=16, color=WINNER),
+                                   xaxis="x" + ax, yaxis="y" + ax,
+                                   hovertemplate=f"step {cur}: %{{y:,.4g}}<extra></extra>"))
+            layout["shapes"].append(dict(type="line", x0=cur, x1=cur, y0=0, y1=1, xref="x" + ax,
+                                         yref=f"y{ax} domain", line=dict(color=WINNER, width=2, dash="dash")))
+        layout["xaxis" + ax] = dict(domain=[x0, x1], anchor="y" + ax, title=_axis_title("step"), automargin=False,
+                                    nticks=3, tickformat="~s", range=list(_step_range(c)))
+        layout["yaxis" + ax] = dict(anchor="x" + ax, automargin=False, nticks=5, tickformat=".3~g" if i == 1 else "~s",
+                                    tickfont=dict(size=16), range=list(_curve_range(ys)))
         layout["annotations"].append(dict(text=title, x=(x0 + x1) / 2, y=1.0, xref="paper", yref="paper",
                                           xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=19)))
-        layout["shapes"].append(dict(type="line", x0=cur, x1=cur, y0=0, y1=1, xref="x" + ax, yref=f"y{ax} domain",
-                                     line=dict(color=WINNER, width=2, dash="dash")))
     return _frame(go.Figure(data=data), **layout)
+
+
+def curve_marks(curves: Curves, current: int) -> str:
+    """The current step on training_curves(trace, None, curves), as HTML laid over the chart (the
+    page's style.css: .mg-curve-marks): on each curve a dashed red line at the step and a red dot
+    at its value, placed with the figure's own margins, domains and ranges, in percentages of
+    the chart's width, so it follows the chart when the page is resized.
+    curve_marks(c, 3) == '<div class="mg-curve-marks" data-step="3" style="height:370px">' + six spans + '</div>'"""
+    cur = min(max(current, 0), len(curves.tokens) - 1)
+    m = CURVE_MARGIN
+    inner = m["l"] + m["r"]
+    plot_height = CURVE_HEIGHT - m["t"] - m["b"]
+    s0, s1 = _step_range(curves)
+    along = (cur - s0) / (s1 - s0)
+    spans = []
+    for ys, (x0, x1) in zip((curves.tokens, curves.chars_per_token, curves.vocab), _DOMAINS):
+        lo, hi = _curve_range(ys)
+        left = f"calc({m['l']}px + (100% - {inner}px) * {x0 + (x1 - x0) * along:.5f})"
+        top = m["t"] + plot_height * (1 - (float(ys[cur]) - lo) / (hi - lo))
+        spans.append(f'<span class="mg-mark-line" style="left:{left};top:{m["t"]}px;height:{plot_height}px"></span>'
+                     f'<span class="mg-mark-dot" style="left:{left};top:{top:.1f}px"></span>')
+    return (f'<div class="mg-curve-marks" data-step="{cur}" style="height:{CURVE_HEIGHT}px">' + "".join(spans)
+            + "</div>")
 
 
 def merge_tree(trace: Trace, token: str):

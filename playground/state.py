@@ -388,6 +388,8 @@ class MergesKeys:
     STEP = "merges_step"
     SCORES = "merges_scores"
     CURVES = "merges_curves"
+    CURVES_BOX = "merges_curves_box"      # the curves and, laid over them (style.css), the step's mark
+    CURVE_MARKS = "merges_curve_marks"
     TREE_TOKEN = "merges_tree_token"
 
     @staticmethod

@@ -43,7 +43,10 @@ def every_figure():
 def test_backgrounds_clear_and_fonts_stated_on_every_axis(name, fig):
     assert fig.layout.paper_bgcolor == charts.CLEAR and fig.layout.plot_bgcolor == charts.CLEAR, name
     for axis in [*fig.select_xaxes(), *fig.select_yaxes()]:
-        assert axis.tickfont.size >= 15 and axis.automargin, (name, axis.anchor)
+        # the training curves' frame is fixed in pixels instead (charts.CURVE_MARGIN), so the
+        # Merges page can lay the step's mark over them; tests/browser/test_charts_fit.py checks
+        # that their labels stay inside it
+        assert axis.tickfont.size >= 15 and (axis.automargin or name == "curves"), (name, axis.anchor)
         if axis.title.text:
             assert axis.title.font.size >= 18 and axis.title.standoff >= 10, (name, axis.title.text)
 

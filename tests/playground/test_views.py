@@ -123,6 +123,30 @@ def test_training_curves_mark_the_current_step():
     assert list(fig.data[4].y)[-1] == len(trace.vocab)
 
 
+def test_curve_marks_fall_where_the_unmarked_figure_puts_the_step():
+    trace = train(count_words(SEED_000), TrainConfig(model="bpe", end_of_word="symbol", vocab_size=17))
+    curves = charts.curve_data(trace)
+    fig = charts.training_curves(trace, None, curves)
+    assert len(fig.data) == 3 and not fig.layout.shapes     # the same figure at every step
+    assert fig.to_json() == charts.training_curves(trace, None, curves).to_json()
+    m, height = fig.layout.margin, fig.layout.height
+    assert (m.l, m.r, m.t, m.b) == tuple(charts.CURVE_MARGIN[k] for k in "lrtb")
+    marks = charts.curve_marks(curves, 3)
+    assert marks.startswith(f'<div class="mg-curve-marks" data-step="3" style="height:{height}px">')
+    tops = [float(t) for t in re.findall(r'mg-mark-dot" style="left:[^;]*;top:([\d.]+)px', marks)]
+    fractions = [float(f) for f in re.findall(r"\* ([\d.]+)\)", marks)]
+    assert len(tops) == 3 and len(fractions) == 6
+    for i, axis in enumerate((fig.layout.xaxis, fig.layout.xaxis2, fig.layout.xaxis3)):
+        (x0, x1), (s0, s1) = axis.domain, axis.range
+        assert fractions[2 * i] == pytest.approx(x0 + (x1 - x0) * (3 - s0) / (s1 - s0), abs=1e-5)
+    for top, axis, ys in zip(tops, (fig.layout.yaxis, fig.layout.yaxis2, fig.layout.yaxis3),
+                             (curves.tokens, curves.chars_per_token, curves.vocab)):
+        lo, hi = axis.range
+        assert lo < ys[3] < hi
+        assert top == pytest.approx(m.t + (height - m.t - m.b) * (hi - ys[3]) / (hi - lo), abs=0.1)
+    assert 'data-step="0"' in charts.curve_marks(curves, -5)   # clamped to the steps there are
+
+
 def test_merge_tree_down_to_the_alphabet():
     trace = train(count_words(SEED_000), TrainConfig(model="bpe", end_of_word="symbol", vocab_size=17))
     assert charts.merge_tree(trace, "est</w>") == ("est</w>", ("est", ("es", ("e",), ("s",)), ("t",)), ("</w>",))
