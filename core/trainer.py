@@ -735,9 +735,32 @@ def train(words: WordCounts, config: TrainConfig,
 # small tuples and lists, none in a reference cycle (reference counting frees them), and the
 # collector's full passes over that heap took 20-50% of a training (bench/README.md). The switch
 # is process-wide, so it is counted under a lock: concurrent trainings in the app's threads turn it
-# back on when the last one ends, and only if it was on. This is the module's only mutable state.
+# back on when the last one ends, and only if it was on. With _exit_keeps below, the module's
+# only mutable state.
 _gc_lock = threading.Lock()
 _gc_state = {"depth": 0, "was_on": False}
+
+
+# A process that ends right after one training (the command line: core/__main__.py ends with
+# os._exit) may ask for the trainer's state (pair tables, heap, word lists: about 1.5 million small
+# objects on 8 MB) to be left to the operating system, which takes the memory back at once, rather
+# than freed one object at a time when training returns (about a second of an 8 MB run). Never
+# asked for in the app, which trains many times in one process.
+_exit_keeps: Optional[list] = None
+
+
+def keep_until_exit(*objects) -> None:
+    """Hold objects until the process ends, if it asked for that (keep_state_until_exit); else nothing."""
+    if _exit_keeps is not None:
+        _exit_keeps.extend(objects)
+
+
+def keep_state_until_exit() -> None:
+    """Called by a process that trains once and then ends with os._exit (core/__main__.py): from
+    now on each training's state is held to the end instead of freed (see _exit_keeps)."""
+    global _exit_keeps
+    if _exit_keeps is None:
+        _exit_keeps = []
 
 
 @contextmanager
@@ -784,6 +807,7 @@ def _train(words: WordCounts, config: TrainConfig, progress, notes, fast: bool =
             progress(len(steps), planned)
     if progress:
         progress(len(steps), max(len(steps), 1) if planned <= 0 else planned)
+    keep_until_exit(trainer)   # the command line leaves it to the OS (_exit_keeps)
     return Trace(config=config, special_tokens=tuple(trainer.specials), alphabet=tuple(trainer.alphabet),
                  vocab=tuple(trainer.vocab), steps=tuple(steps),
                  initial_total_tokens=trainer.initial_total_tokens,
