@@ -20,8 +20,9 @@ input), timed whole and from the moment its iterator has yielded the last batch 
 Peak memory is each child's ru_maxrss (os.wait4; it includes the counting workers it waited for).
 The trainer path (compiled fast path or pure Python) is printed: `python -m core info`.
 With --before COMMIT the project's runs are also made with core/ at COMMIT (unpacked with `git
-archive` into the temp folder), interleaved with this checkout's, so before and after share one
-sitting and one load; the table then shows both.
+archive` into the temp folder, its compiled path built there by its own core/fast/build.py when it
+has one), interleaved with this checkout's, so before and after share one sitting and one load;
+the table then shows both.
 """
 from __future__ import annotations
 
@@ -164,6 +165,11 @@ def main() -> None:
         old.mkdir()
         archive = subprocess.run(["git", "archive", args.before, "core"], cwd=ROOT, capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+        # git archive holds no built extension: build the old core's compiled path as it would be
+        # built there (its own core/fast/build.py, when it has one), so both sides run compiled
+        if (old / "core" / "fast" / "build.py").exists():
+            subprocess.run([PY, str(Path("core", "fast", "build.py"))], cwd=old, check=False,
+                           stdout=subprocess.DEVNULL)
         roots = {"before": old, "after": ROOT}
     for label, root in roots.items():
         info_out = subprocess.run([PY, "-m", "core", "info"], cwd=root, capture_output=True, text=True).stdout.strip()
