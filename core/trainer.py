@@ -744,8 +744,8 @@ _gc_state = {"depth": 0, "was_on": False}
 # A process that ends right after one training (the command line: core/__main__.py ends with
 # os._exit) may ask for the trainer's state (pair tables, heap, word lists: about 1.5 million small
 # objects on 8 MB) to be left to the operating system, which takes the memory back at once, rather
-# than freed one object at a time when training returns (about a second of an 8 MB run). Never
-# asked for in the app, which trains many times in one process.
+# than freed one object at a time when training returns (a tenth of the training's time on 8.6 MB
+# `mixed`: docs/architecture.md). Never asked for in the app, which trains many times in one process.
 _exit_keeps: Optional[list] = None
 
 
