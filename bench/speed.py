@@ -20,8 +20,9 @@ input), timed whole and from the moment its iterator has yielded the last batch 
 Peak memory is each child's ru_maxrss (os.wait4; it includes the counting workers it waited for).
 The trainer path (compiled fast path or pure Python) is printed: `python -m core info`.
 With --before COMMIT the project's runs are also made with core/ at COMMIT (unpacked with `git
-archive` into the temp folder), interleaved with this checkout's, so before and after share one
-sitting and one load; the table then shows both.
+archive` into the temp folder, its compiled path built there by its own core/fast/build.py when it
+has one), interleaved with this checkout's, so before and after share one sitting and one load;
+the table then shows both.
 """
 from __future__ import annotations
 
@@ -164,6 +165,11 @@ def main() -> None:
         old.mkdir()
         archive = subprocess.run(["git", "archive", args.before, "core"], cwd=ROOT, capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+        # git archive holds no built extension: build the old core's compiled path as it would be
+        # built there (its own core/fast/build.py, when it has one), so both sides run compiled
+        if (old / "core" / "fast" / "build.py").exists():
+            subprocess.run([PY, str(Path("core", "fast", "build.py"))], cwd=old, check=False,
+                           stdout=subprocess.DEVNULL)
         roots = {"before": old, "after": ROOT}
     for label, root in roots.items():
         info_out = subprocess.run([PY, "-m", "core", "info"], cwd=root, capture_output=True, text=True).stdout.strip()
@@ -177,7 +183,7 @@ def main() -> None:
     print(f"corpora built in {time.perf_counter() - t:.1f} s (in a child, so our peak stays small)", flush=True)
     table_rows = []
     header = (f"   {'corpus':8} {'model':10} {'json':5} {'before s':>8} {'now s':>7} {'HF s':>7} {'before/HF':>9} "
-              f"{'now/HF':>7} {'CPU now/HF':>10} {'now MB':>7} {'HF MB':>6}  same as HF  load")
+              f"{'now/HF':>7} {'CPU bef/HF':>10} {'CPU now/HF':>10} {'now MB':>7} {'HF MB':>6}  same as HF  load")
     for key in filter(None, args.corpus.split(",")):
         text = tmp / f"{key}.txt"
         print(f"\n=== {key}: {info[key]['mb']:.2f} MB ({load()})", flush=True)
@@ -204,12 +210,14 @@ def main() -> None:
             if model != "wordpiece":
                 same = str(merges_of(out, model) == merges_of(hf_out, model))
             before_s = ours["before"][0] if "before" in ours else None
+            before_cpu = ours["before"][2] if "before" in ours else None
             row = (key, model, "yes" if js else "no", before_s, ours_s, hf_s, ours_mb, hf_mb, same, load(),
-                   ours_cpu, hf_cpu)
+                   ours_cpu, hf_cpu, before_cpu)
             table_rows.append(row)
             print(f"   {model:10} {row[2]:5} " + (f"before {before_s:6.2f} s ({before_s / hf_s:5.2f}x), " if before_s else "")
                   + f"now {ours_s:6.2f} s, HF {hf_s:6.2f} s: {ours_s / hf_s:5.2f}x; "
-                  f"CPU {ours_cpu:.2f} s vs HF {hf_cpu:.2f} s; "
+                  + (f"CPU before {before_cpu:.2f} s, " if before_s else "")
+                  + f"CPU {ours_cpu:.2f} s vs HF {hf_cpu:.2f} s; "
                   f"peak {ours_mb} MB (HF {hf_mb} MB); same merges as HF: {same}  ({load()})", flush=True)
     table_result = None
     if rows:
@@ -240,7 +248,8 @@ def main() -> None:
         before = f"{r[3]:8.2f}" if r[3] else f"{'-':>8}"
         before_ratio = f"{r[3] / r[5]:8.2f}x" if r[3] else f"{'-':>9}"
         print(f"   {r[0]:8} {r[1]:10} {r[2]:5} {before} {r[4]:7.2f} {r[5]:7.2f} {before_ratio} {r[4] / r[5]:6.2f}x "
-              f"{r[10] / r[11]:9.2f}x "
+              + (f"{r[12] / r[11]:9.2f}x " if r[12] else f"{'-':>10} ")
+              + f"{r[10] / r[11]:9.2f}x "
               f"{r[6]:7,} {r[7]:6,}  {r[8]:10} {r[9]}")
     if table_result:
         res, hf_s, past, hf_mb, same = table_result

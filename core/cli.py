@@ -17,7 +17,7 @@ from .errors import ConfigError, CorpusError, PlaygroundError
 from .formats import load_tokenizer, save_tokenizer
 from .pipeline import NORMALIZERS, PRE_TOKENIZERS
 from .trace_io import trace_report
-from .trainer import END_OF_WORD_MODES, MODELS, SCORE_RULES, TIE_RULES, TrainConfig, Trace, train
+from .trainer import END_OF_WORD_MODES, MODELS, SCORE_RULES, TIE_RULES, TrainConfig, Trace, keep_until_exit, train
 from .unigram import UnigramConfig, train_unigram
 
 
@@ -155,8 +155,11 @@ def _train(args) -> int:
     if args.json:
         # json.dumps, not json.dump: dump streams through the pure-Python encoder in thousands of
         # small writes (7 s of a 9 s run on 8 MB); dumps encodes in C at once (same text)
-        sys.stdout.write(json.dumps(trace_report(trace), ensure_ascii=False) + "\n")
+        report = trace_report(trace)
+        sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+        keep_until_exit(words, trace, report)   # `python -m core` leaves them to the OS (core/__main__.py)
         return 0
+    keep_until_exit(words, trace)
     out = sys.stdout
     for s in trace.steps:
         score = "" if s.score is None else f" score {float(s.score):.4g}"

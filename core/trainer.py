@@ -38,7 +38,6 @@ import gc
 import heapq
 import threading
 from bisect import bisect_left, insort
-from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
 from fractions import Fraction
@@ -276,6 +275,35 @@ def initial_vocab(words: WordCounts, config: TrainConfig) -> tuple[list[str], li
     return specials, alphabet, splits
 
 
+def _splits_into_bytes(config: TrainConfig) -> bool:
+    """Whether a word's first split is its UTF-8 bytes, one byte-level character each (bbpe, and
+    bpe over gpt2 without an end-of-word mark): then _byte_level_start can make it."""
+    return config.byte_level and config.model != "wordpiece" and config.end_of_word == "none"
+
+
+def _byte_level_start(words: WordCounts, config: TrainConfig) -> tuple[list[str], list[str], list[list[int]]]:
+    """initial_vocab's (special tokens, alphabet) and each word's initial symbol ids, for a config
+    whose splits are bytes (_splits_into_bytes): the same lists as looking every initial_symbols
+    string up, but each word's ids are its UTF-8 bytes mapped through a 256-entry table
+    (bytes.translate, in C) instead of one string and one dict look-up per byte (on 8 MB of
+    Chinese and English, 132k words: most of the trainer's start-up)."""
+    specials = list(dict.fromkeys(config.special_tokens))
+    if config.unk_token is not None and config.unk_token not in specials:
+        specials.append(config.unk_token)
+    encoded = [w.encode("utf-8") for w in words.words]
+    char = byte_to_char()
+    seen = range(256) if config.model == "bbpe" else set(b"".join(encoded))   # bbpe: all 256 bytes
+    alphabet = sorted((s for s in {char[b] for b in seen} if s not in specials), key=_alphabet_order)
+    token_id = {t: i for i, t in enumerate(specials + alphabet)}
+    byte_id = [token_id.get(char[b], 0) for b in range(256)]   # bytes never seen: never looked up
+    if max(byte_id) < 256:   # ids fit in a byte: translate the bytes to ids, list() them
+        table = bytes(byte_id)
+        ids = [list(e.translate(table)) for e in encoded]
+    else:
+        ids = [[byte_id[b] for b in e] for e in encoded]
+    return specials, alphabet, ids
+
+
 # ---------------------------------------------------------------- the trainer
 
 class _Trainer:
@@ -286,12 +314,16 @@ class _Trainer:
         self.rule = config.tie_break
         self.likelihood = config.model == "wordpiece" and config.score == "likelihood"
         self.min_freq = config.min_frequency
-        specials, alphabet, splits = initial_vocab(words, config)
+        if _splits_into_bytes(config):   # the same vocabulary and ids, made from the UTF-8 bytes
+            specials, alphabet, self.words = _byte_level_start(words, config)
+        else:
+            specials, alphabet, splits = initial_vocab(words, config)
         self.specials, self.alphabet = specials, alphabet
         self.vocab: list[str] = specials + alphabet
         self.token_id: dict[str, int] = {t: i for i, t in enumerate(self.vocab)}
         self.units: list[int] = [1] * len(self.vocab)      # base units a token spans (offsets)
-        self.words: list[list[int]] = [[self.token_id[s] for s in sp] for sp in splits]
+        if not _splits_into_bytes(config):
+            self.words: list[list[int]] = [[self.token_id[s] for s in sp] for sp in splits]
         self.counts: list[int] = list(words.counts)
         self.word_counts = words
         self.total_tokens = sum(len(w) * c for w, c in zip(self.words, self.counts))
@@ -677,16 +709,10 @@ class _Trainer:
         return Fraction(*value) if self.likelihood else Fraction(count)
 
     def final_tokens(self) -> tuple[tuple[str, int], ...]:
-        # Counted per group of words with the same count (Counter over a whole group runs at C
-        # speed; most words share a few small counts), then put in first-appearance order.
-        groups: dict[int, list[list[int]]] = {}
-        for syms, c in zip(self.words, self.counts):
-            groups.setdefault(c, []).append(syms)
-        freq: dict[int, int] = dict.fromkeys(chain.from_iterable(self.words), 0)
-        for c, group in groups.items():
-            for s, n in Counter(chain.from_iterable(group)).items():
-                freq[s] += n * c
-        return tuple((self.vocab[s], n) for s, n in freq.items())
+        # The tokens of the final words in first-appearance order (dict.fromkeys, in C), each with
+        # its frequency: symbol_freq, which every merge has kept up to date (a - n, b - n, ab + n).
+        freq, vocab = self.symbol_freq, self.vocab
+        return tuple((vocab[s], freq[s]) for s in dict.fromkeys(chain.from_iterable(self.words)))
 
 
 def train(words: WordCounts, config: TrainConfig,
@@ -709,9 +735,32 @@ def train(words: WordCounts, config: TrainConfig,
 # small tuples and lists, none in a reference cycle (reference counting frees them), and the
 # collector's full passes over that heap took 20-50% of a training (bench/README.md). The switch
 # is process-wide, so it is counted under a lock: concurrent trainings in the app's threads turn it
-# back on when the last one ends, and only if it was on. This is the module's only mutable state.
+# back on when the last one ends, and only if it was on. With _exit_keeps below, the module's
+# only mutable state.
 _gc_lock = threading.Lock()
 _gc_state = {"depth": 0, "was_on": False}
+
+
+# A process that ends right after one training (the command line: core/__main__.py ends with
+# os._exit) may ask for the trainer's state (pair tables, heap, word lists: about 1.5 million small
+# objects on 8 MB) to be left to the operating system, which takes the memory back at once, rather
+# than freed one object at a time when training returns (a tenth of the training's time on 8.6 MB
+# `mixed`: docs/architecture.md). Never asked for in the app, which trains many times in one process.
+_exit_keeps: Optional[list] = None
+
+
+def keep_until_exit(*objects) -> None:
+    """Hold objects until the process ends, if it asked for that (keep_state_until_exit); else nothing."""
+    if _exit_keeps is not None:
+        _exit_keeps.extend(objects)
+
+
+def keep_state_until_exit() -> None:
+    """Called by a process that trains once and then ends with os._exit (core/__main__.py): from
+    now on each training's state is held to the end instead of freed (see _exit_keeps)."""
+    global _exit_keeps
+    if _exit_keeps is None:
+        _exit_keeps = []
 
 
 @contextmanager
@@ -758,6 +807,7 @@ def _train(words: WordCounts, config: TrainConfig, progress, notes, fast: bool =
             progress(len(steps), planned)
     if progress:
         progress(len(steps), max(len(steps), 1) if planned <= 0 else planned)
+    keep_until_exit(trainer)   # the command line leaves it to the OS (_exit_keeps)
     return Trace(config=config, special_tokens=tuple(trainer.specials), alphabet=tuple(trainer.alphabet),
                  vocab=tuple(trainer.vocab), steps=tuple(steps),
                  initial_total_tokens=trainer.initial_total_tokens,

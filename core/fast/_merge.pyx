@@ -284,31 +284,59 @@ def merge_words(list word_list, list words, list counts, object a_obj, object b_
 
 def count_initial_pairs(list words, list counts, list freq, dict pair_count, dict pair_words, dict first_key,
                         bint track_first):
-    """See core/trainer.py, _Trainer._count_pairs."""
-    cdef Py_ssize_t wi, off, n
-    cdef list syms, lst
-    cdef object c, p, m, s, x, y, wi_obj
-    for wi in range(len(words)):
-        wi_obj = wi   # one int object per word, shared by all its entries (as in Python)
-        syms = <list>words[wi]
-        c = counts[wi]
-        n = PyList_GET_SIZE(syms)
-        for off in range(n):
-            s = <object>PyList_GET_ITEM(syms, off)
-            freq[s] += c
-        for off in range(n - 1):
-            p = (<object>PyList_GET_ITEM(syms, off), <object>PyList_GET_ITEM(syms, off + 1))
-            m = pair_count.get(p)
-            if m is None:
-                pair_count[p] = c
-                pair_words[p] = [wi_obj]
-                if track_first:
-                    first_key[p] = (wi_obj, off)
-            else:
-                pair_count[p] = m + c
-                lst = <list>pair_words[p]
-                if lst[PyList_GET_SIZE(lst) - 1] is not wi_obj:
-                    lst.append(wi_obj)
+    """See core/trainer.py, _Trainer._count_pairs, called once on empty dicts. The counts are
+    summed in C (a _PairTable, as a merge sums its changes; symbol frequencies in a C array), so
+    each distinct pair gets one tuple and one pair_count entry, written in first-occurrence order
+    as the Python loop writes them; pair_words and first_key are filled as it fills them."""
+    if pair_count or pair_words or first_key:
+        raise ValueError("count_initial_pairs starts from empty dicts")
+    cdef Py_ssize_t wi, off, n, t, known, nfreq = len(freq)
+    cdef long x, y
+    cdef long long c_ll
+    cdef list syms, lst, tuples, lists
+    cdef object wi_obj, x_obj, y_obj, q
+    cdef _PairTable table = _PairTable()
+    cdef long long* total = <long long*>calloc(nfreq + 1, sizeof(long long))
+    if total == NULL:
+        raise MemoryError()
+    tuples, lists = table.tuples, table.lists
+    try:
+        for wi in range(len(words)):
+            wi_obj = wi   # one int object per word, shared by all its entries (as in Python)
+            syms = <list>words[wi]
+            c_ll = counts[wi]
+            n = PyList_GET_SIZE(syms)
+            if n == 0:
+                continue
+            y_obj = <object>PyList_GET_ITEM(syms, 0)
+            y = PyLong_AsLong(y_obj)
+            total[y] += c_ll
+            for off in range(n - 1):
+                x_obj, x = y_obj, y
+                y_obj = <object>PyList_GET_ITEM(syms, off + 1)
+                y = PyLong_AsLong(y_obj)
+                total[y] += c_ll
+                known = table.n
+                t = table.index(x_obj, x, y_obj, y)
+                if t == known:   # a new pair: its entries, in first-occurrence order
+                    q = <object>PyList_GET_ITEM(tuples, t)
+                    lst = [wi_obj]
+                    lists[t] = lst
+                    pair_words[q] = lst
+                    if track_first:
+                        first_key[q] = (wi_obj, off)  # all initial symbols span one unit
+                else:
+                    lst = <list>PyList_GET_ITEM(lists, t)
+                    if lst[PyList_GET_SIZE(lst) - 1] is not wi_obj:
+                        lst.append(wi_obj)
+                table.deltas[t] += c_ll
+        for t in range(table.n):
+            pair_count[<object>PyList_GET_ITEM(tuples, t)] = table.deltas[t]
+        for t in range(nfreq):
+            if total[t]:
+                freq[t] += total[t]
+    finally:
+        free(total)
 
 
 def apply_changes(dict changes, dict pair_count, dict pair_words, dict first_key, set recompute,

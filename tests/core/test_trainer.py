@@ -438,3 +438,48 @@ def test_words_longer_than_the_limit_are_cut_and_said():
     assert tr.notes[0].startswith("1 word longer than 10,000 characters (the longest: 12,000) was cut")
     two = train(WordCounts(("ab" * 6000, "ba" * 6000), (1, 1)), TrainConfig(model="bpe", vocab_size=20))
     assert two.notes[0].startswith("2 words longer than 10,000 characters (the longest: 12,000) were cut")
+
+
+# ---------------------------------------------------------------- start and end of a training
+
+BYTE_SPLIT_CONFIGS = [
+    dict(model="bbpe"),
+    dict(model="bbpe", special_tokens=("<s>", "Ġ"), unk_token="<unk>"),   # ids past 255; a special that is a byte-character
+    dict(model="bpe", pre_tokenizer="gpt2"),                               # only the bytes the words hold
+    dict(model="bpe", pre_tokenizer="gpt2", special_tokens=("a",)),
+]
+
+
+@pytest.mark.parametrize("kw", BYTE_SPLIT_CONFIGS, ids=lambda kw: "-".join(str(v) for v in kw.values()))
+def test_byte_level_start_is_initial_vocab(kw):
+    """_byte_level_start (bytes through a 256-entry table) gives initial_vocab's specials and
+    alphabet and the ids of every initial_symbols string, with and without ids past one byte."""
+    from core.trainer import _byte_level_start, _splits_into_bytes, initial_vocab
+    config = TrainConfig(vocab_size=5000, **kw).resolved()
+    assert _splits_into_bytes(config)
+    words = count_words(mixed_text(40_000) + " a Ġ <s> naïve 😀", config.pre_tokenizer, workers=1)
+    specials, alphabet, splits = initial_vocab(words, config)
+    token_id = {t: i for i, t in enumerate(specials + alphabet)}
+    assert _byte_level_start(words, config) == (specials, alphabet, [[token_id[s] for s in sp] for sp in splits])
+
+
+@pytest.mark.parametrize("kw", [dict(model="bpe"), dict(model="bpe", end_of_word="suffix"), dict(model="bbpe"),
+                                dict(model="wordpiece", unk_token="[UNK]")], ids=lambda kw: "-".join(kw.values()))
+@pytest.mark.parametrize("fast", [True, False])
+def test_final_tokens_are_a_recount_of_the_final_words(kw, fast):
+    """final_tokens reads the symbol frequencies every merge keeps: they equal a recount of the
+    final words, in first-appearance order (WordPiece and suffix BPE reuse token ids)."""
+    from core.trainer import _Trainer
+    config = TrainConfig(vocab_size=600, tie_break="hf", **kw).resolved()
+    words = count_words(mixed_text(60_000), config.pre_tokenizer, workers=1)
+    trainer = _Trainer(words, config, fast)
+    while len(trainer.vocab) < config.vocab_size:
+        best = trainer._pop_best(config.top_k)
+        if not best:
+            break
+        trainer.merge(best, 1)
+    recount: dict[str, int] = {}
+    for syms, c in zip(trainer.words, trainer.counts):
+        for s in syms:
+            recount[trainer.vocab[s]] = recount.get(trainer.vocab[s], 0) + c
+    assert trainer.final_tokens() == tuple(recount.items())
