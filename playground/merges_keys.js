@@ -100,7 +100,17 @@
   function press(e) {
     // a click on Play (the mouse's, or ours for Space): autoplay's clock starts at this moment
     const b = readState() && button("play");
-    if (b && e.target && (e.target === b || b.contains(e.target))) s.playedAt = performance.now();
+    if (!b || !e.target || !(e.target === b || b.contains(e.target))) return;
+    if (e.isTrusted && (s.waiting || s.queue.length)) {
+      // the mouse on Pause while a step is under way: queued behind it, as Space is. Two clicks
+      // whose runs Streamlit merges keep only one button's press, so Pause could be lost to Next.
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      if (s.queue.length < MAX_QUEUE) s.queue.push("play");
+      pump();
+      return;
+    }
+    s.playedAt = performance.now();
   }
 
   // every run the page starts, counted as the app's script state turns to "running": a click

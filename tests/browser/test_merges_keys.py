@@ -136,7 +136,7 @@ def test_autoplay_steps_one_at_a_time(tab, screenshot_dir):
     train_preset(tab, "Sample · English prose")
     to_merges(tab)
     n = steps_total(tab)
-    assert n >= 10
+    assert n >= 12
     record_steps(tab)
     tab.get_by_role("button", name="Play").click()
     shows_step(tab, 8, n)
@@ -149,6 +149,16 @@ def test_autoplay_steps_one_at_a_time(tab, screenshot_dir):
     print("clicks [action, clicked, shown, run over] (ms):", tab.evaluate("window.__tpMergesKeys.state.log"))
     assert [k for _, k in steps][:9] == list(range(9))   # one step at a time, none skipped
     tab.screenshot(path=screenshot_dir / "merges-keys-autoplay.png")
+    # the mouse pauses too (its click is queued behind a Next under way, as Space is)
+    tab.get_by_role("button", name="Play").click()
+    expect(tab.get_by_role("button", name="Pause")).to_be_visible(timeout=WAIT)
+    shows_step(tab, 10, n)
+    tab.get_by_role("button", name="Pause").click()
+    expect(tab.get_by_role("button", name="Play")).to_be_visible(timeout=WAIT)
+    idle(tab)
+    paused = recorded(tab)[-1][1]
+    tab.wait_for_timeout(2500)                         # more than two ticks: no step comes
+    assert recorded(tab)[-1][1] == paused
 
 
 def test_first_next_on_the_kjv_steps(tab, screenshot_dir):
