@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from core import trainer as trainer_module
+from core import unigram as unigram_module
 from core.corpora import mixed_text
 from core.corpus import WordCounts, count_words
 from core.trace_io import trace_to_json
@@ -54,13 +55,19 @@ def words_for(text: str, config: TrainConfig) -> WordCounts:
     return count_words(text, config.pre_tokenizer, config.normalizer, workers=1)
 
 
-def test_which_path_runs(capsys):
+@pytest.mark.parametrize("module,path,extension", [(trainer_module, "TRAINER_PATH", "_merge"),
+                                                   (unigram_module, "UNIGRAM_PATH", "_unigram")],
+                         ids=["trainer", "unigram"])
+def test_which_path_runs(capsys, module, path, extension):
+    """Each trainer says which path it runs (printed: a run without `make fast` compares the
+    pure-Python path with its own fallback, which proves less)."""
+    said = getattr(module, path)
     with capsys.disabled():
-        print(f"\n[test_fast_path] trainer: {trainer_module.TRAINER_PATH}"
-              + ("" if trainer_module.FAST_PATH else " (core/fast not built: each case compares the pure-Python "
-                                                     "path with its own fallback; `make fast` builds it)"))
-    assert trainer_module.TRAINER_PATH in ("compiled fast path (core/fast/_merge)", "pure-Python path")
-    assert trainer_module.FAST_PATH == (trainer_module._fast is not None)
+        print(f"\n[{module.__name__}] {said}" + ("" if module.FAST_PATH else
+              f" (core/fast/{extension} not built: each case compares the pure-Python path with its own "
+              "fallback; `make fast` builds it)"))
+    assert said in (f"compiled fast path (core/fast/{extension})", "pure-Python path")
+    assert module.FAST_PATH == (module._fast is not None)
 
 
 @pytest.mark.parametrize("setting,rule", CASES, ids=CASE_IDS)

@@ -52,15 +52,6 @@ def both_ways(words: WordCounts, config: UnigramConfig, workers: int = 1):
     return out
 
 
-def test_which_path_runs(capsys):
-    with capsys.disabled():
-        print(f"\n[test_unigram_fast] unigram: {unigram_module.UNIGRAM_PATH}"
-              + ("" if unigram_module.FAST_PATH else " (core/fast/_unigram not built: each case compares the "
-                                                     "pure-Python path with its own fallback; `make fast` builds it)"))
-    assert unigram_module.UNIGRAM_PATH in ("compiled fast path (core/fast/_unigram)", "pure-Python path")
-    assert unigram_module.FAST_PATH == (unigram_module._fast is not None)
-
-
 @pytest.mark.parametrize("key", sorted(SEED_TEXTS))
 def test_seed_examples_same_trace(key):
     text, size = SEED_TEXTS[key]
