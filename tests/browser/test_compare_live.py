@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.app.conftest import tiktoken_file
-from tests.browser.conftest import WAIT, go_to, idle, main, new_tab, open_app, panel, rerun, snap, upload
+from tests.browser.conftest import WAIT, frames, go_to, idle, main, new_tab, open_app, panel, rerun, snap, upload
 
 pytestmark = pytest.mark.browser
 
@@ -103,6 +103,7 @@ def test_tokens_wrap_between_boxes_and_hover_shows_a_card(open_tab, screenshot_d
     assert gpt2.locator(".tp-tokens").evaluate("e => e.getBoundingClientRect().height") > 120
     assert split_boxes(page) == []
     # hover a token: the card shows its fields, in a colour readable on its background
+    idle(page)      # the page has drawn everything: nothing above the panel moves once the pointer lands
     token = gpt2.locator(".tp-t", has_text=re.compile(r"^ token$")).first
     hover(page, token)
     card = page.locator(".tp-card-float")
@@ -124,12 +125,21 @@ def test_tokens_wrap_between_boxes_and_hover_shows_a_card(open_tab, screenshot_d
         assert field in text, text
     colours = card.evaluate("e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]")
     assert _contrast(*colours) >= 7, colours
-    # the card is inside the window, beside its token
+    # the card is inside the window, beside its token (placed when the pointer came: if the page
+    # still moved after that, as a CPU-hog run once saw by 25 px, a fresh hover places it anew)
+    def beside() -> bool:
+        box, where = card.bounding_box(), token.bounding_box()
+        return abs(box["y"] - (where["y"] + where["height"])) < 20 or abs(box["y"] + box["height"] - where["y"]) < 20
+    if not beside():
+        page.mouse.move(5, 5)
+        token.hover()
+        expect(card).to_contain_text("token 'Ġtoken'", timeout=WAIT)
+        frames(page)
     box, where = card.bounding_box(), token.bounding_box()
     size = page.viewport_size
     assert 0 <= box["x"] and box["x"] + box["width"] <= size["width"], box
     assert 0 <= box["y"] and box["y"] + box["height"] <= size["height"], box
-    assert abs(box["y"] - (where["y"] + where["height"])) < 20 or abs(box["y"] + box["height"] - where["y"]) < 20
+    assert beside(), (box, where)
     page.screenshot(path=screenshot_dir / f"compare-live-hover-{width}-{scheme}.png")
     snap(page, screenshot_dir / f"compare-live-{width}-{scheme}.png")
 

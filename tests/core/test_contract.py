@@ -15,7 +15,7 @@ import json
 import unicodedata
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFRuntime
 
@@ -256,11 +256,16 @@ TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_siz
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=TEXT)
+@example(text="<START_OF_TEXT>")   # found by hypothesis in CPU-hog runs: CLIP's special spelling in
+@example(text="Â\x8d")             # another case; mojibake that ftfy repairs away (the Â was in no token)
 def test_contract_on_any_text(kind, text):
     tok, reference = kind
     check_contract(tok, text)
     if covers_any_text(tok):
-        assert list(tok.encode(text).ids) == list(reference(text))
+        # open_clip always matches its two special spellings, in any case (it lower-cases first):
+        # CLIP is compared with them recognized (hypothesis drew '<START_OF_TEXT>' in a hog run)
+        recognize = getattr(tok, "kind", "") == "clip"
+        assert list(tok.encode(text, recognize_special_tokens=recognize).ids) == list(reference(text))
 
 
 SPECIAL_PROBE = "x <|endoftext|> y [CLS]z [UNK] <|im_start|>user\nhi<|im_end|> [SEP]"
