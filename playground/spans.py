@@ -182,16 +182,15 @@ def card_text(enc: Encoding, indices: tuple[int, ...], counts: Counter, made_at:
     for i in indices:
         tid = enc.ids[i]
         data = enc.token_bytes[i]
-        hexes = " ".join(f"{b:02X}" for b in data) or "—"
-        lines = [f"id {tid} · {counts.get(tid, 0)}× in this text", f"token {enc.tokens[i]!r}", f"bytes {hexes}"]
+        card = f"id {tid} · {counts.get(tid, 0)}× in this text\ntoken {enc.tokens[i]!r}\nbytes {data.hex(' ').upper() or '—'}"
         if made_at is not None:
             try:
                 made = made_at(tid)
             except Exception:   # noqa: BLE001 -- a card never breaks the panel
                 made = None
-            lines.append(f"made by {made_word} {made:,}" if made is not None
-                         else ("special token" if not data else "base token (no merge)"))
-        blocks.append("\n".join(lines))
+            card += (f"\nmade by {made_word} {made:,}" if made is not None
+                     else ("\nspecial token" if not data else "\nbase token (no merge)"))
+        blocks.append(card)
     return "\n\n".join(blocks)
 
 
@@ -280,52 +279,57 @@ def _tokens_html(parts: list[str], seen: dict[int, int], hover_rules: bool = Tru
 def _render_ungrouped(enc: Encoding, show_ids: bool, visible_whitespace: bool, highlight_ids: set[int],
                       max_chars: int, text: Optional[str], made_at: Optional[MadeAt],
                       made_word: str, scripted: bool) -> tuple[str, bool]:
-    """render_tokens, one box per token, in one pass (colour, gap, box); a box built before for the
-    same id, bytes and colour is reused before its label is decoded (14 panels: 50,000 boxes)."""
-    counts, tokens, n_colours = Counter(enc.ids), enc.tokens, len(PALETTE)
+    """render_tokens, one box per token, in one pass (colour, gap, box). Compare draws 14 panels of
+    thousands of boxes on every edit, so the loop does per token only what differs per token: a box
+    built before for the same id, bytes and colour is reused before its label is decoded or its
+    card written, and what is the same for a whole panel (how often each id was drawn) is counted
+    after the loop, in C."""
+    ids, offsets, data_of = enc.ids, enc.offsets, enc.token_bytes
+    counts, n_colours = Counter(ids), len(PALETTE)
+    drawn = len(ids)            # boxes drawn: tokens up to the first one starting at max_chars
+    if offsets and max(start for start, _ in offsets) >= max_chars:
+        drawn = next(k for k, (start, _) in enumerate(offsets) if start >= max_chars)
     parts: list[str] = []
-    seen: dict[int, int] = {}
+    append = parts.append
     memo: dict[tuple, tuple] = {}
+    carded: set[int] = set()    # scripted: ids whose card was sent (with their first box)
     gaps = text is not None and not show_ids
-    covered, previous, truncated = 0, -1, False
-    for k, (tid, (start, end), data) in enumerate(zip(enc.ids, enc.offsets, enc.token_bytes)):
-        if start >= max_chars:
-            truncated = True
-            break
-        colour = tid % n_colours if tid % n_colours != previous else (tid + 1) % n_colours   # token_colours
+    covered, previous = 0, -1
+    for k, tid, (start, end), data in zip(range(drawn), ids, offsets, data_of):
+        colour = tid % n_colours
+        if colour == previous:          # token_colours: never the left neighbour's colour
+            colour = (colour + 1) % n_colours
         previous = colour
         if gaps:
             if start > covered:
-                parts.append(_gap(text[covered:start], visible_whitespace, scripted))
+                append(_gap(text[covered:start], visible_whitespace, scripted))
             if end > covered:
                 covered = end
-        drawn_before = tid in seen      # an id's card is the same on every box: scripted, sent once
-        seen[tid] = seen.get(tid, 0) + 1
-        key = (tid, data, colour)
-        built = memo.get(key)
+        built = memo.get((tid, data, colour))
         if built is None:
-            label, is_bytes = token_label(tokens[k], data)
+            label, is_bytes = token_label(enc.tokens[k], data)
             card = card_text(enc, (k,), counts, made_at, made_word)
-            built = memo[key] = _spans(Segment((k,), label, is_bytes, not data), (tid,), colour, show_ids,
-                                       visible_whitespace, highlight_ids, card)
-        parts.append(built[1] if scripted and drawn_before else built[0])
+            built = memo[tid, data, colour] = _spans(Segment((k,), label, is_bytes, not data), (tid,), colour,
+                                                     show_ids, visible_whitespace, highlight_ids, card)
+        if scripted:                    # an id's card is the same on every box: sent once
+            if tid in carded:
+                append(built[1])
+                continue
+            carded.add(tid)
+        append(built[0])
+    truncated = drawn < len(ids)
     if gaps and not truncated and covered < min(len(text), max_chars):
-        parts.append(_gap(text[covered:max_chars], visible_whitespace, scripted))
+        append(_gap(text[covered:max_chars], visible_whitespace, scripted))
+    seen = {} if scripted else Counter(ids[:drawn])
     return _tokens_html(parts, seen, not scripted), truncated
 
 
 def _spans(seg: Segment, seg_ids: tuple[int, ...], colour: int, show_ids: bool, visible_whitespace: bool,
            highlight_ids: set[int], card: str) -> tuple[str, str, str]:
-    """(the box with its data-card, the same box without it, the card)."""
-    span = _span(seg, seg_ids, colour, show_ids, visible_whitespace, highlight_ids, card)
-    return span, span.replace(f' data-card="{markup.attr(card)}"', "", 1), card
-
-
-def _span(seg: Segment, seg_ids: tuple[int, ...], colour: int, show_ids: bool,
-          visible_whitespace: bool, highlight_ids: set[int], card: str) -> str:
-    """One box: escaped label (or ids), colour class, id class for hovering, data-card for the
-    hover card. A box whose text has a line break is drawn inline (tp-nl: the break is the text's);
-    every other box is one unbreakable piece (style.css)."""
+    """(the box with its data-card, the same box without it, the card). One box: escaped label (or
+    ids), colour class, id class for hovering, data-card for the hover card. A box whose text has a
+    line break is drawn inline (tp-nl: the break is the text's); every other box is one unbreakable
+    piece (style.css)."""
     if show_ids:
         shown = " ".join(map(str, seg_ids))
     else:
@@ -342,9 +346,10 @@ def _span(seg: Segment, seg_ids: tuple[int, ...], colour: int, show_ids: bool,
         classes += " tp-bytes"
     if "\n" in shown:
         classes += " tp-nl"
+    after = "</span> " if show_ids else "</span>"
     # the card sits in double quotes: escaping " is enough (and keeps ' readable, and shorter)
-    span = f'<span class="{classes}" data-card="{markup.attr(card)}">{shown}</span>'
-    return span + " " if show_ids else span
+    return (f'<span class="{classes}" data-card="{markup.attr(card)}">{shown}{after}',
+            f'<span class="{classes}">{shown}{after}', card)
 
 
 def _gap(piece: str, visible_whitespace: bool, bare: bool = False) -> str:
