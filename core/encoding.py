@@ -6,8 +6,8 @@ token as its bytes and map each token back onto the input.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
+from functools import cached_property, lru_cache
 from itertools import accumulate, compress
 from typing import Optional, Sequence
 
@@ -48,17 +48,28 @@ class Encoding:
     encoder: str                            # merges | greedy | longest-match | tiktoken | hf
     attention_mask: Optional[tuple[int, ...]] = None   # only with special tokens added
     token_type_ids: Optional[tuple[int, ...]] = None
-    byte_offsets: tuple[tuple[int, int], ...] = ()   # [start, end) in the input's UTF-8 bytes
+    # the text (and pair) encoded, from which byte_offsets are worked out when first read
+    encoded_texts: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     def with_byte_offsets(self, text: str, pair: Optional[str] = None) -> "Encoding":
-        """This encoding with its byte offsets filled in (the second text's count from its own start,
+        """This encoding, able to give its byte offsets (the second text's count from its own start,
         as the character offsets do)."""
-        if pair is None or self.token_type_ids is None:
-            return replace(self, byte_offsets=byte_spans(text, self.offsets, self.token_bytes))
+        return replace(self, encoded_texts=(text,) if pair is None or self.token_type_ids is None else (text, pair))
+
+    @cached_property
+    def byte_offsets(self) -> tuple[tuple[int, int], ...]:
+        """[start, end) of each token in the input's UTF-8 bytes; () if the texts were not given.
+        Worked out on first read, not at encoding: no view draws them, and Compare encodes one text
+        with every tokenizer on each edit (a tenth of that work was these offsets)."""
+        if not self.encoded_texts:
+            return ()
+        if len(self.encoded_texts) == 1:
+            return byte_spans(self.encoded_texts[0], self.offsets, self.token_bytes)
+        text, pair = self.encoded_texts
         firsts = [k for k, t in enumerate(self.token_type_ids) if t == 0]
         n = firsts[-1] + 1 if firsts else 0
-        return replace(self, byte_offsets=byte_spans(text, self.offsets[:n], self.token_bytes[:n])
-                       + byte_spans(pair, self.offsets[n:], self.token_bytes[n:]))
+        return (byte_spans(text, self.offsets[:n], self.token_bytes[:n])
+                + byte_spans(pair, self.offsets[n:], self.token_bytes[n:]))
 
     def __len__(self) -> int:
         return len(self.ids)
