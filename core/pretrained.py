@@ -857,6 +857,7 @@ CLIP_MERGES = 49152 - 256 - 2      # open_clip reads lines[1 : 49152-256-2+1] of
 
 
 @lru_cache(maxsize=4096)
+@lru_cache(maxsize=65536)    # one cluster at a time, so the same few thousand characters come back
 def _ftfy_piece(piece: str) -> str:
     import ftfy
     return html.unescape(html.unescape(ftfy.fix_text(piece)))
@@ -959,8 +960,15 @@ def _load_clip(name: str) -> PretrainedTokenizer:
     table = byte_to_char()
 
     @lru_cache(maxsize=65536)
-    def bpe(word: str) -> tuple[int, ...]:
-        return tuple(t.id for t in model.tokenize(word))
+    def word_pieces(word: str) -> tuple[tuple[int, bytes, int, int], ...]:
+        """A cleaned word's tokens: (id, bytes, its first and last character in the word)."""
+        char_at = [k for k, ch in enumerate(word) for _ in ch.encode("utf-8")]   # byte -> character
+        out, pos = [], 0
+        for t in model.tokenize("".join(table[b] for b in word.encode("utf-8"))):
+            b = bytes_t[t.id]
+            out.append((t.id, b, char_at[pos], char_at[pos + len(b) - 1]))
+            pos += len(b)
+        return tuple(out)
 
     def encode_one(text: str, recognize: bool):
         cleaned, spans = _clip_clean(text)
@@ -970,14 +978,8 @@ def _load_clip(name: str) -> PretrainedTokenizer:
             if recognize and word in CLIP_SPECIALS:
                 ids.append(vocab[word]), pieces.append(b""), offsets.append((spans[ws][0], spans[we - 1][1]))
                 continue
-            raw = word.encode("utf-8")
-            char_at = [ws + k for k, ch in enumerate(word) for _ in ch.encode("utf-8")]   # byte -> cleaned char
-            pos = 0
-            for i in bpe("".join(table[b] for b in raw)):
-                b = bytes_t[i]
-                first, last = char_at[pos], char_at[pos + len(b) - 1]
-                ids.append(i), pieces.append(b), offsets.append((spans[first][0], spans[last][1]))
-                pos += len(b)
+            for i, b, first, last in word_pieces(word):
+                ids.append(i), pieces.append(b), offsets.append((spans[ws + first][0], spans[ws + last][1]))
         return ids, pieces, offsets
 
     def encode(text: str, pair: Optional[str], add_special: bool, recognize: bool) -> Encoding:
@@ -1023,14 +1025,12 @@ def _sp_piece_spans(sp, text: str, is_byte) -> list[tuple[int, int, int]]:
     """(id, start, end) in characters of text, for sentencepiece's encoding of text. The pieces of a
     character spelled in byte-fallback bytes all get that character's span (sentencepiece gives it
     to the last one only); the dummy-prefix ▁ covers nothing."""
-    proto = sp.encode(text, return_type="proto")
-    ids = [p.id for p in proto.pieces]
-    spans = [(p.begin, p.end) for p in proto.pieces]
+    mapped = sp.encode(text, return_type="offset_mapping")   # its pieces' spans, in code points
+    ids, spans = mapped["ids"], mapped["offsets"]
     for k in range(len(spans) - 2, -1, -1):
         if spans[k][0] == spans[k][1] and is_byte[ids[k]] and is_byte[ids[k + 1]] and spans[k][0] == spans[k + 1][0]:
             spans[k] = spans[k + 1]
-    chars = spans if text.isascii() else byte_offsets_to_char_offsets(text, spans)
-    return [(i, s, e) for i, (s, e) in zip(ids, chars)]
+    return [(i, s, e) for i, (s, e) in zip(ids, spans)]
 
 
 def _load_sentencepiece(name: str) -> PretrainedTokenizer:
