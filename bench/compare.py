@@ -141,6 +141,13 @@ def configs(vocab_size: int) -> dict[str, TrainConfig]:
     }
 
 
+def draw_panel(choice, tok, enc, text: str) -> str:
+    """One panel as pages/compare.py draws it: spans with hover cards (made_at), scripted, and stats."""
+    body, _ = spans.render_tokens(enc, text=text, made_at=tok.made_at, scripted=True,
+                                  made_word="merge step" if choice.kind == "trained" else "merge rank")
+    return compare.render_panel(choice, compare.encoding_stats(text, enc), body)
+
+
 def page_work(tokenizers: dict, choices: list, text: str) -> tuple[float, float, dict, int]:
     """Per tokenizer: encode, statistics, spans, panel (what pages/compare.py does).
     -> (CPU ms, wall ms, CPU ms per tokenizer, HTML bytes)."""
@@ -148,21 +155,18 @@ def page_work(tokenizers: dict, choices: list, text: str) -> tuple[float, float,
     wall = time.perf_counter()
     for choice in choices:
         t = time.process_time()
-        enc = compare.encode_choice(tokenizers[choice.key], choice, text)
-        body, _ = spans.render_tokens(enc, text=text)
-        panel = compare.render_panel(choice, compare.encoding_stats(text, enc), body)
+        tok = tokenizers[choice.key]
+        panel = draw_panel(choice, tok, compare.encode_choice(tok, choice, text), text)
         per[choice.key] = (time.process_time() - t) * 1000
         size += len(panel)
     return sum(per.values()), (time.perf_counter() - wall) * 1000, per, size
 
 
-def render_only(encodings: dict, choices: list, text: str) -> tuple[float, float]:
+def render_only(tokenizers: dict, encodings: dict, choices: list, text: str) -> tuple[float, float]:
     """The rerun: encodings kept, only spans and panels drawn. -> (CPU ms, wall ms)."""
     t, wall = time.process_time(), time.perf_counter()
     for choice in choices:
-        enc = encodings[choice.key]
-        body, _ = spans.render_tokens(enc, text=text)
-        compare.render_panel(choice, compare.encoding_stats(text, enc), body)
+        draw_panel(choice, tokenizers[choice.key], encodings[choice.key], text)
     return (time.process_time() - t) * 1000, (time.perf_counter() - wall) * 1000
 
 
@@ -219,7 +223,7 @@ def main() -> None:
             cpu, wall, _, _ = page_work(tokenizers, chosen, edited[label])
             news.append((cpu, wall))
             encodings = {c.key: compare.encode_choice(tokenizers[c.key], c, text) for c in chosen}
-            reruns.append(render_only(encodings, chosen, text))
+            reruns.append(render_only(tokenizers, encodings, chosen, text))
         print(f"  {label} ({len(text):,} characters, {size / 1e6:.2f} MB of HTML for the 7 panels)")
         for name, runs, note in (("first view", firsts, "(fresh tokenizer objects)"),
                                  ("new text", news, "(an edited text)"), ("rerun", reruns, "(render only)")):
