@@ -534,6 +534,9 @@ class _Trainer:
             self.token_id[token] = new_id
             self.units.append(self.units[a] + self.units[b])
             self.symbol_freq.append(0)
+        else:   # an existing token; if a special token spelled like the merge ("ab"), it was given one
+            # unit, but as a merge it spans both sides' (the `first` rule's offsets count units)
+            self.units[new_id] = self.units[a] + self.units[b]
         ab = new_id
 
         # The words the pair is in, rebuilt (the one loop whose cost grows with the corpus): the
