@@ -4,6 +4,7 @@
     .venv/bin/python bench/browser.py --repeat 30 --shots /tmp/shots
     .venv/bin/python bench/browser.py --only autoplay --intervals 30    # about 1 minute
     .venv/bin/python bench/browser.py --only merges    # the floor, training and the steps only
+    .venv/bin/python bench/browser.py --only compare --repeat 10   # the floor and Compare only
 
 Two servers, started the same way (`streamlit run`, headless, loopback): the app, and
 bench/floor_app.py, a one-button app (click -> one line of text redrawn). One headless Chromium
@@ -30,7 +31,9 @@ Figures (p50 / p95 / max, and the ratio to the floor's p50 / p95):
                      from a click on Play to the first step (five times)
   compare 10k / 100k Compare with 10,000 (and 100,000) characters of mixed scripts (Chinese,
                      English, emoji, Python code) through the tokenizers the page shows by
-                     default: Ctrl+Enter -> drawn; the main area's HTML size and element count
+                     default: Ctrl+Enter -> drawn; the main area's HTML size and element count, and
+                     the renderer's main-thread work a run (as for the step). 10k is run --repeat
+                     times with --only compare (three times otherwise), 100k once
 The load average is printed at the start and the end. Nothing here is asserted; tests never run it.
 """
 from __future__ import annotations
@@ -168,10 +171,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=20, help="floor clicks and Merges steps")
     ap.add_argument("--shots", type=Path, help="save screenshots (Compare with 100,000 characters) here")
-    ap.add_argument("--only", choices=("all", "merges", "autoplay"), default="all",
+    ap.add_argument("--only", choices=("all", "merges", "autoplay", "compare"), default="all",
                     help="merges: the floor, the KJV trained from the page, the first step and the steps "
                          "(no cold starts, command line, keys, autoplay or Compare); autoplay: only the "
-                         "autoplay intervals (no floor server)")
+                         "autoplay intervals (no floor server); compare: the floor and Compare 10k / 100k")
     ap.add_argument("--intervals", type=int, default=7, help="autoplay intervals measured")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
@@ -211,6 +214,10 @@ def measure_floor(browser, url: str, repeat: int) -> list[float]:
 
 
 def measure_app(browser, url: str, floor: list[float], args) -> None:
+    if args.only == "compare":
+        for chars in (10_000, 100_000):
+            compare(browser, url, chars, floor, args.shots, args.repeat if chars <= 10_000 else 1)
+        return
     only_merges = args.only == "merges"
     colds = []
     for _ in range(0 if only_merges else 3):
@@ -337,16 +344,22 @@ def play_to_first_step(page) -> float:
     return seconds
 
 
-def compare(browser, url: str, chars: int, floor: list[float], shots: Path | None) -> None:
+def compare(browser, url: str, chars: int, floor: list[float], shots: Path | None, repeat: int = 0) -> None:
     text = mixed_scripts(chars)
     _, page = open_timed(browser, url + "/compare")
     box = page.get_by_role("textbox", name="Text", exact=True)
-    times = []
-    for i in range(3 if chars <= 10_000 else 1):
-        box.fill(text[:-1] + str(i))                  # a different text each time: a real rerun
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    times, work = [], []
+    for i in range(repeat or (3 if chars <= 10_000 else 1)):
+        box.fill(text[:-1] + str(i % 10))             # a different text each time: a real rerun
+        before = main_thread(cdp)
         times.append(timed(page, lambda: box.press("Control+Enter")))
+        work.append({k: v - before[k] for k, v in main_thread(cdp).items()})
     size, elements = html_size(page)
     print(row(f"compare {chars:,} chars", times, floor, extra=f"HTML {size / 1e6:.2f} MB, {elements:,} elements"))
+    print(f"{'  main thread a run (p50)':<30} " + ", ".join(
+        f"{k} {statistics.median(w[k] for w in work) * 1000:.0f}" for k in work[0]) + " ms")
     if shots:
         shots.mkdir(parents=True, exist_ok=True)
         page.locator(".tp-panel").first.scroll_into_view_if_needed()   # the panels and what they cover
