@@ -31,7 +31,9 @@ Figures (p50 / p95 / max, and the ratio to the floor's p50 / p95):
                      from a click on Play to the first step (five times)
   compare 10k / 100k Compare with 10,000 (and 100,000) characters of mixed scripts (Chinese,
                      English, emoji, Python code) through the tokenizers the page shows by
-                     default: Ctrl+Enter -> drawn; the main area's HTML size and element count, and
+                     default: Ctrl+Enter -> drawn (and every panel on the page a new one: one drawn
+                     by a component after the run's end is waited for); the main area's HTML size
+                     and element count, and
                      the renderer's main-thread work a run (as for the step). 10k is run --repeat
                      times with --only compare (three times otherwise), 100k once
 The load average is printed at the start and the end. Nothing here is asserted; tests never run it.
@@ -79,13 +81,23 @@ def painted(page) -> None:
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
-def timed(page, action) -> float:
-    """Seconds from `action()` until its run has finished and the page is painted."""
+def timed(page, action, until: str | None = None) -> float:
+    """Seconds from `action()` until its run has finished and the page is painted (and, given
+    `until`, a JavaScript condition holds, then painted again)."""
     t0 = time.perf_counter()
     with page.stream.expect_event("framereceived", predicate=_run_finished, timeout=WAIT):
         action()
     painted(page)
+    if until and not page.evaluate(until):
+        page.wait_for_function(until, timeout=WAIT, polling="raf")
+        painted(page)
     return time.perf_counter() - t0
+
+
+# Compare: the panels on the page are marked before a run; it is over when every panel shown is a
+# new one (a panel drawn late, after the run's end, by a script or a component, is waited for)
+MARK_PANELS = "() => document.querySelectorAll('.tp-panel').forEach(p => { p.__old = true; })"
+PANELS_NEW = "() => { const ps = document.querySelectorAll('.tp-panel'); return ps.length > 0 && [...ps].every(p => !p.__old); }"
 
 
 def new_page(browser, width: int = 1280):
@@ -353,8 +365,9 @@ def compare(browser, url: str, chars: int, floor: list[float], shots: Path | Non
     times, work = [], []
     for i in range(repeat or (3 if chars <= 10_000 else 1)):
         box.fill(text[:-1] + str(i % 10))             # a different text each time: a real rerun
+        page.evaluate(MARK_PANELS)
         before = main_thread(cdp)
-        times.append(timed(page, lambda: box.press("Control+Enter")))
+        times.append(timed(page, lambda: box.press("Control+Enter"), PANELS_NEW))
         work.append({k: v - before[k] for k, v in main_thread(cdp).items()})
     size, elements = html_size(page)
     print(row(f"compare {chars:,} chars", times, floor, extra=f"HTML {size / 1e6:.2f} MB, {elements:,} elements"))

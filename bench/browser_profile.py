@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from browser import main_thread, mixed_scripts, new_page, open_timed, timed  # noqa: E402
+from browser import MARK_PANELS, PANELS_NEW, main_thread, mixed_scripts, open_timed, timed  # noqa: E402
 from load import CHROMIUM, CHROMIUM_ARGS, start_server  # noqa: E402
 
 BUCKETS = ("DOMPurify", "page scripts", "React", "Streamlit", "driver", "other JS", "gc", "program", "idle")
@@ -116,9 +116,10 @@ def main() -> None:
             per_run, functions, walls, work = [], Counter(), [], []
             for i in range(args.runs):
                 box.fill(text[:-1] + str(i))
+                page.evaluate(MARK_PANELS)
                 before = main_thread(cdp)
                 cdp.send("Profiler.start")
-                walls.append(timed(page, lambda: box.press("Control+Enter")))
+                walls.append(timed(page, lambda: box.press("Control+Enter"), PANELS_NEW))
                 profile = cdp.send("Profiler.stop")["profile"]
                 if args.save:
                     args.save.mkdir(parents=True, exist_ok=True)
