@@ -23,7 +23,8 @@ A tokenizer that cannot encode the text (EncodeError) gets a message in its own 
 import streamlit as st
 
 from core.errors import PlaygroundError, TokenizerFileError
-from playground import compare, corpus_store, inspect_link, live_text, spans, state, tokenizers, unigram_control, views
+from playground import (compare, corpus_store, html_panel, inspect_link, live_text, spans, state, tokenizers,
+                        unigram_control, views)
 from playground.state import MODEL_LABELS, PERSIST, CompareKeys as K
 from playground.startup import through_app
 
@@ -242,8 +243,10 @@ def draw_panel(choice: compare.Choice, max_height: str) -> None:
         if show_chunks:
             body = compare.render_chunks_block(tok, text, visible_whitespace=whitespace,
                                                max_chars=MAX_PANEL_CHARS) + body
-        st.html(compare.render_panel(choice, compare.encoding_stats(text, enc), body,
-                                     max_height=max_height, note=note))
+        # thousands of boxes: drawn by a component, not st.html (whose sanitizer and React pass
+        # were most of the browser's time); the same escaped HTML
+        html_panel.show(compare.render_panel(choice, compare.encoding_stats(text, enc), body,
+                                             max_height=max_height, note=note), key=f"compare_panel_{choice.key}")
 
 
 if tab_tokens.open is not False:

@@ -49,3 +49,17 @@ class HTMLTags(HTMLParser):
         parser = cls()
         parser.feed(html_text)
         return parser
+
+
+def drawn_html(at) -> list[str]:
+    """The HTML an AppTest run draws, in page order: st.html bodies, and the HTML of the panels
+    drawn by playground.html_panel (a component that sets the server's escaped HTML into the page
+    as it is, without st.html's sanitizer: every check on st.html bodies holds for these too)."""
+    from playground import html_panel
+    out = []
+    for e in at._tree:
+        if e.type == "html":
+            out.append(e.proto.body)
+        elif e.type == "bidi_component" and e.proto.component_name == html_panel.NAME:
+            out.append(html_panel.drawn(e))
+    return out

@@ -14,7 +14,7 @@ from core.pretrained import load_pretrained, pretrained_info, pretrained_names
 from core.trainer import MODEL_LABELS
 from playground import compare, state, style
 from tests.app.conftest import new_app, trained_app
-from tests.support import HTML_PAYLOAD, HTMLTags
+from tests.support import HTML_PAYLOAD, HTMLTags, drawn_html
 
 PAGE = "pages/compare.py"
 WIDGETS = ("compare_text", "compare_sample", "compare_tokenizers", "compare_view", "compare_layout",
@@ -29,12 +29,12 @@ def compare_page(trained_preset: str | None = None) -> AppTest:
 
 
 def panels(at: AppTest) -> dict[str, str]:
-    """data-tokenizer -> the panel's HTML, in page order."""
+    """data-tokenizer -> the panel's HTML (st.html or playground.html_panel), in page order."""
     out = {}
-    for h in at.html:
-        m = re.search(r'<div class="tp-panel" data-tokenizer="([^"]*)"', h.proto.body)
+    for body in drawn_html(at):
+        m = re.search(r'<div class="tp-panel" data-tokenizer="([^"]*)"', body)
         if m:
-            out[html.unescape(m.group(1))] = h.proto.body
+            out[html.unescape(m.group(1))] = body
     return out
 
 
@@ -154,8 +154,8 @@ def test_boundaries_tab_shows_the_shared_share():
     at.selectbox(key="compare_bound_b").set_value("pretrained:bert-base-uncased").run()
     share = int(at.metric[0].value.rstrip("%"))
     assert 0 <= share < 100
-    drawn = [h.proto.body for h in at.html if h.proto.body != style.page_html()   # not the app's stylesheet
-             and not h.proto.body.startswith('<table class="tp-info">')]          # nor the picker's table
+    drawn = [body for body in drawn_html(at) if body != style.page_html()   # not the app's stylesheet
+             and not body.startswith('<table class="tp-info">')]          # nor the picker's table
     assert len(drawn) == 1 and "tp-bound" in drawn[0]
 
 
@@ -171,17 +171,17 @@ def test_encoder_differences_tab_lists_words():
         assert not at.exception
         assert at.metric[0].label == "Distinct words"
         assert int(at.metric[0].value.replace(",", "")) > 20
-    tables = [h.proto.body for h in at.html if "tp-diff" in h.proto.body and h.proto.body != style.page_html()]
+    tables = [body for body in drawn_html(at) if "tp-diff" in body and body != style.page_html()]
     assert len(tables) == 1 and tables[0].count("<tr>") > 1
 
 
 def _assert_no_markup_from_the_user(at: AppTest) -> None:
-    for h in at.html:
-        parser = HTMLTags.of(re.sub(r"<style>.*?</style>", "", h.proto.body, flags=re.S))
+    for body in drawn_html(at):      # st.html and the panels drawn without its sanitizer alike
+        parser = HTMLTags.of(re.sub(r"<style>.*?</style>", "", body, flags=re.S))
         tags, attrs = set(parser.tags), {name for name, _ in parser.attrs}
         assert tags <= {"div", "span", "b", "table", "thead", "tbody", "tr", "th", "td"}, tags
         assert attrs <= {"class", "style", "title", "data-tokenizer", "data-card"}, attrs
-        assert "<b>x</b>" not in h.proto.body
+        assert "<b>x</b>" not in body
 
 
 def test_payloads_never_become_markup_on_any_path():
@@ -212,11 +212,11 @@ def test_payloads_never_become_markup_on_any_path():
         at.session_state["compare_tab"] = tab
         at.run()
         assert not at.exception
-        assert at.html
+        assert drawn_html(at)
         _assert_no_markup_from_the_user(at)
     at.text_area(key="compare_chat_user").input(HTML_PAYLOAD)
     at.multiselect(key="compare_tokenizers").set_value(["pretrained:qwen2.5", "pretrained:o200k_harmony"]).run()
-    assert sum('<div class="tp-plain tp-chat-string">' in h.proto.body for h in at.html) == 2
+    assert sum('<div class="tp-plain tp-chat-string">' in body for body in drawn_html(at)) == 2
     _assert_no_markup_from_the_user(at)
 
 
@@ -247,7 +247,7 @@ def test_the_picker_table_gives_family_size_package_and_licence():
     names = pretrained_names()[:compare.MAX_TOKENIZERS]
     at.multiselect(key="compare_tokenizers").set_value([f"pretrained:{n}" for n in names]).run()
     assert not at.exception
-    tables = [h.proto.body for h in at.html if h.proto.body.startswith('<table class="tp-info">')]
+    tables = [body for body in drawn_html(at) if body.startswith('<table class="tp-info">')]
     assert len(tables) == 1
     rows = _cells(tables[0])
     assert len(rows) == len(names)
@@ -320,8 +320,8 @@ def test_chat_tab_renders_each_format_and_checks_openai_rule():
     at.text_area(key="compare_chat_user2").input("And now?").run()
     messages = compare.chat_messages([at.text_area(key=k).value for k in state.CompareKeys.CHAT])
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
-    chats = {re.search(r'data-tokenizer="([^"]*)"', h.proto.body).group(1): h.proto.body
-             for h in at.html if h.proto.body.startswith('<div class="tp-panel tp-chat"')}
+    chats = {re.search(r'data-tokenizer="([^"]*)"', body).group(1): body
+             for body in drawn_html(at) if body.startswith('<div class="tp-panel tp-chat"')}
     assert list(chats) == [f"pretrained:{n}" for n in chosen if n != "gpt2"]
     assert any("No chat format" in c.value and "GPT-2" in c.value.replace("\\", "") for c in at.caption)
     for name in ("qwen2.5", "llama3", "mistral-tekken", "deepseek-v4", "o200k_harmony"):
@@ -340,8 +340,8 @@ def test_chat_tab_renders_each_format_and_checks_openai_rule():
     assert int(by_rule) == openai_chat_token_count(messages, "cl100k_base")
     # an edit changes the counts
     at.text_area(key="compare_chat_user").input("A much longer question than before, with more words.").run()
-    longer = [h.proto.body for h in at.html if 'data-tokenizer="pretrained:qwen2.5"' in h.proto.body
-              and "tp-chat" in h.proto.body][0]
+    longer = [body for body in drawn_html(at) if 'data-tokenizer="pretrained:qwen2.5"' in body
+              and "tp-chat" in body][0]
     assert token_count(longer) > token_count(chats["pretrained:qwen2.5"])
     # no message at all: one clear message
     for key in state.CompareKeys.CHAT:

@@ -26,7 +26,7 @@ from streamlit.testing.v1 import AppTest
 from core.limits import MAX_TRAINING_WORD_CHARS as MAX_WORD_CHARS, MAX_VOCAB_SIZE
 from core.trainer import MODELS
 from playground import session_file as sf
-from playground import merges_control, state, views
+from playground import html_panel, merges_control, state, views
 from tests.app.conftest import COMPARE_TABS, INSPECT_TABS, goto, load_preset, new_app, paste, train
 from tests.support import APP, PAGES, PAYLOAD, PAYLOADS, ROOT
 
@@ -101,12 +101,15 @@ def elements(at: AppTest):
 
 
 def html_bodies(at: AppTest) -> list[str]:
-    """HTML the browser will render as markup: st.html, and st.markdown with unsafe_allow_html."""
+    """HTML the browser will render as markup: st.html, st.markdown with unsafe_allow_html, and the
+    panels playground.html_panel sets into the page as they are (no sanitizer on the way)."""
     out = []
     for node in elements(at):
         proto = getattr(node, "proto", None)
         if getattr(node, "type", None) == "html":
             out.append(proto.body)
+        elif getattr(node, "type", None) == "bidi_component" and proto.component_name == html_panel.NAME:
+            out.append(html_panel.drawn(node))
         elif proto is not None and getattr(proto, "allow_html", False):
             out.append(proto.body)
     return out

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from playground import compare, corpus_store, state
-from tests.support import APP
+from tests.support import APP, drawn_html
 
 
 
@@ -84,7 +84,7 @@ def test_a_bad_compare_link_only_warns(params, needle):
 def test_an_empty_text_shows_no_ratio():
     at = new_session("pages/compare.py")
     at.text_area(key="compare_text").input("").run()
-    panels = [h.proto.body for h in at.html if h.proto.body.startswith('<div class="tp-panel"')]
+    panels = [body for body in drawn_html(at) if body.startswith('<div class="tp-panel"')]
     assert panels and all("<b>—</b> chars/token" in p and "<b>—</b> bytes/token" in p for p in panels)
     assert not any("0.00" in p for p in panels)
 

@@ -1,0 +1,45 @@
+"""Large HTML the server built, drawn without st.html's round trip: static/html_panel.js, a
+JavaScript-only custom component (st.components.v2, no iframe, served from the repository, no
+network), sets the HTML into its element as it is.
+
+    show(html, key=...)     draw `html` (one keyed element: a rerun with new HTML updates it in place)
+
+Why: st.html sanitizes every body with DOMPurify (parse into a DOM, walk every node, serialize)
+and React then parses the result again into the page. Compare's token panels are thousands of
+spans each; those two passes were most of the browser's script time for a run (bench/browser_profile.py).
+
+Only HTML built by the view builders goes here: every piece of user text in it has been escaped by
+playground.markup (the tests push markup through every path), exactly as for st.html. The HTML
+goes as UTF-8 bytes (no JSON escaping of non-ASCII text on either side); the script decodes it and
+sets it only when it changed. isolate_styles=False: the app's stylesheet (style.css) and the hover
+script (live_text.js, document-wide) reach it as they reach st.html's output.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import streamlit as st
+
+SCRIPT = Path(__file__).with_name("static") / "html_panel.js"
+NAME = "tp_html_panel"
+
+
+@lru_cache(maxsize=1)
+def script() -> str:
+    return SCRIPT.read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def _component():
+    return st.components.v2.component(NAME, js=script(), isolate_styles=False)
+
+
+def show(html: str, *, key: str) -> None:
+    """Draw `html` (already escaped, from a view builder) under `key` (unique on the page)."""
+    _component()(key=key, data=html.encode("utf-8"))
+
+
+def drawn(element) -> str:
+    """The HTML a mounted panel carries (AppTest: an element of type "bidi_component")."""
+    return element.proto.bytes.decode("utf-8")
