@@ -4,6 +4,11 @@ network), sets the HTML into its element as it is.
 
     show(html, key=...)     draw `html` (one keyed element: a rerun with new HTML updates it in place)
 
+Only what is on screen is drawn: a token list built with spans.render_tokens(batch=BATCH) draws
+its first batch of boxes, and the next batches as its scroll box comes near their place. Style,
+layout and paint of every box (13,000 for 10,000 characters in four panels) were most of the
+browser's time for a Compare run, and a scroll box shows a few hundred.
+
 Why: st.html sanitizes every body with DOMPurify (parse into a DOM, walk every node, serialize)
 and React then parses the result again into the page. Compare's token panels are thousands of
 spans each; those two passes were most of the browser's script time for a run (bench/browser_profile.py).
@@ -23,6 +28,9 @@ import streamlit as st
 
 SCRIPT = Path(__file__).with_name("static") / "html_panel.js"
 NAME = "tp_html_panel"
+# boxes a token list draws at first, and then at a time as it scrolls (spans.render_tokens(batch=)):
+# a scroll box shows 10-25 lines, 100-300 boxes
+BATCH = 300
 
 
 @lru_cache(maxsize=1)

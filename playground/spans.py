@@ -28,6 +28,11 @@ from playground import markup
 
 MAX_DRAWN_CHARS = 20_000
 
+# render_tokens(batch=N), for a panel drawn by playground.html_panel: the boxes past the first N come
+# in batches between these comments (never in escaped user text, where every `<` is `&lt;`); the
+# panel draws the first batch and the next ones as they scroll into view.
+BATCH_MARK, BATCHES_END = "<!--tp-more-->", "<!--tp-end-->"
+
 # Light fills with dark text: readable on a projector in light and dark themes alike.
 PALETTE = ("#FFD6A5", "#CAFFBF", "#9BF6FF", "#BDB2FF", "#FFC6FF", "#FDFFB6", "#A0C4FF", "#FFADAD",
            "#D0F4DE", "#E4C1F9", "#F1C0E8", "#B9FBC0")
@@ -198,7 +203,7 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
                   grouped: bool = False, highlight_ids: Optional[set[int]] = None,
                   max_chars: int = MAX_DRAWN_CHARS, text: Optional[str] = None,
                   made_at: Optional[MadeAt] = None, made_word: str = "merge",
-                  scripted: bool = False) -> tuple[str, bool]:
+                  scripted: bool = False, batch: int = 0) -> tuple[str, bool]:
     """HTML of the encoded text as coloured spans; (html, truncated).
 
     Hovering a token shows a card (CSS only, the box's data-card attribute): its id, string, bytes
@@ -213,11 +218,13 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
     With `text` (the encoded input), what no token covers (the spaces and line breaks that BERT or
     a whitespace pre-tokenizer drop) is drawn between the tokens as plain grey text, so the text
     still reads as typed: render_tokens(bert.encode("a b"), text="a b") shows `a`, ` `, `b`.
-    The ids view draws ids only.
+    The ids view draws ids only. `batch` (a panel drawn by playground.html_panel): past the first
+    `batch` boxes and gaps, they come in batches of that many (BATCH_MARK), drawn as they scroll into
+    view.
     """
     if not grouped:
         return _render_ungrouped(enc, show_ids, visible_whitespace, highlight_ids or set(), max_chars, text,
-                                 made_at, made_word, scripted)
+                                 made_at, made_word, scripted, batch)
     segs = segments(enc, grouped, text)
     counts = Counter(enc.ids)
     colours = token_colours(enc.ids[s.indices[0]] for s in segs)
@@ -265,20 +272,25 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
             carded.setdefault(seg_ids[0], built[2])
     if gaps and not truncated and covered < min(len(text), max_chars):
         parts.append(_gap(text[covered:max_chars], visible_whitespace, scripted))
-    return _tokens_html(parts, seen, not scripted), truncated
+    return _tokens_html(parts, seen, not scripted, batch), truncated
 
 
-def _tokens_html(parts: list[str], seen: dict[int, int], hover_rules: bool = True) -> str:
-    """The boxes, and hover rules outlining every token with the hovered one's id (only repeated ids)."""
+def _tokens_html(parts: list[str], seen: dict[int, int], hover_rules: bool = True, batch: int = 0) -> str:
+    """The boxes, and hover rules outlining every token with the hovered one's id (only repeated ids).
+    `batch` (render_tokens): more than two batches of parts are marked off in batches."""
     repeated = sorted(i for i, n in seen.items() if n > 1)[:5000] if hover_rules else []
     same_id = "\n".join(f".tp-tokens:has(.tp-id{i}:hover) .tp-id{i}{{outline:3px solid var(--tp-ring)}}"
                         for i in repeated)
-    return f'<style>{same_id}</style><div class="tp-tokens">{"".join(parts)}</div>'
+    if batch and len(parts) > 2 * batch:
+        boxes = BATCH_MARK.join("".join(parts[i:i + batch]) for i in range(0, len(parts), batch)) + BATCHES_END
+    else:
+        boxes = "".join(parts)
+    return f'<style>{same_id}</style><div class="tp-tokens">{boxes}</div>'
 
 
 def _render_ungrouped(enc: Encoding, show_ids: bool, visible_whitespace: bool, highlight_ids: set[int],
                       max_chars: int, text: Optional[str], made_at: Optional[MadeAt],
-                      made_word: str, scripted: bool) -> tuple[str, bool]:
+                      made_word: str, scripted: bool, batch: int) -> tuple[str, bool]:
     """render_tokens, one box per token, in one pass (colour, gap, box). Compare draws 14 panels of
     thousands of boxes on every edit, so the loop does per token only what differs per token: a box
     built before for the same id, bytes and colour is reused before its label is decoded or its
@@ -321,7 +333,7 @@ def _render_ungrouped(enc: Encoding, show_ids: bool, visible_whitespace: bool, h
     if gaps and not truncated and covered < min(len(text), max_chars):
         append(_gap(text[covered:max_chars], visible_whitespace, scripted))
     seen = {} if scripted else Counter(ids[:drawn])
-    return _tokens_html(parts, seen, not scripted), truncated
+    return _tokens_html(parts, seen, not scripted, batch), truncated
 
 
 def _spans(seg: Segment, seg_ids: tuple[int, ...], colour: int, show_ids: bool, visible_whitespace: bool,

@@ -1,23 +1,38 @@
 // Draws HTML the server built (playground/html_panel.py: every piece of user text in it escaped by
-// playground/markup.py) into this component's element, as it is, in a child of its own (Streamlit
-// keeps the component's element for itself). It comes as UTF-8 bytes; it is set only when it
-// changed (a rerun with the same panel, or a new theme, leaves the page alone).
-// A panel's scroll box (.tp-scroll) is made keyboard-focusable (tabindex 0, as Chrome makes a
-// scroller itself): besides letting the keys scroll it, this ends the search Streamlit's tabs run
-// over their content after every change for something focusable (react-aria's useHasTabbableChild):
-// without one it walked every token box of every panel (bench/browser_profile.py: 40-200 ms a run
-// with 10,000 characters in four panels, the more the busier the machine).
+// playground/markup.py) into this component's element, in a child of its own (Streamlit keeps the
+// component's element for itself). It comes as UTF-8 bytes; it is set only when it changed (a rerun
+// with the same panel, or a new theme, leaves the page alone).
+//
+// Only what is on screen is drawn. A token list built in batches (spans.render_tokens(batch=N):
+// first batch <!--tp-more--> batch <!--tp-more--> ... batch <!--tp-end-->) gets its first batch;
+// the others are kept as text (not parsed) and appended in order, as its scroll box (.tp-scroll)
+// comes within LEAD box heights of the end of what is drawn (on scrolling, and on any new size of
+// the box: a first batch that does not fill it is followed by the next at once). Appending at the end of the same list
+// keeps the text flowing as one piece (no break where a batch begins). The comments can only be
+// the server's: in escaped user text every `<` is `&lt;`.
+//
+// A panel's scroll box is made keyboard-focusable (tabindex 0, as Chrome makes a scroller itself):
+// the keys scroll it (and so draw the rest), and this ends the search Streamlit's tabs run over
+// their content after every change for something focusable (react-aria's useHasTabbableChild),
+// which otherwise walked every token box of every panel.
+//
 // The panel is shown once the app's stylesheet (style.css, drawn by st.html) applies: on a first
 // visit Streamlit loads st.html's code after this component's, and the boxes would show unstyled
-// for a moment (a line could break inside one). It is waited for frame by frame, at most 3 s
-// (then the panel shows as it is).
+// for a moment (a line could break inside one). It is waited for frame by frame, at most 3 s (then
+// the panel shows as it is). Once it applies it stays: it is asked once a page, before the panel is
+// set (asking after would make the browser compute the style of every new box there and then).
+//
 // A Streamlit custom component (st.components.v2, JavaScript only, no iframe) served from the
 // repository: no network.
 var decoder = new TextDecoder("utf-8");
 var SHEET_WAIT_MS = 3000;
+var LEAD = 1;
+var HELD_BACK = /<!--tp-more-->([\s\S]*?)<!--tp-end-->/g;
+var styled = false;
 
 function sheetApplies() {   // style.css sets --tp-ring on :root
-  return getComputedStyle(document.documentElement).getPropertyValue("--tp-ring") !== "";
+  if (!styled) styled = getComputedStyle(document.documentElement).getPropertyValue("--tp-ring") !== "";
+  return styled;
 }
 
 function showWhenStyled(host) {
@@ -28,6 +43,43 @@ function showWhenStyled(host) {
     if (sheetApplies() || performance.now() - since > SHEET_WAIT_MS) host.hidden = false;
     else requestAnimationFrame(wait);
   })();
+}
+
+function anchors(root) {     // the <!--tp-rest--> comments, in document order
+  var walker = document.createTreeWalker(root, NodeFilter.SHOW_COMMENT), found = [], node;
+  while ((node = walker.nextNode())) if (node.data === "tp-rest") found.push(node);
+  return found;
+}
+
+function nearEnd(box) {
+  return box.scrollTop + box.clientHeight * (LEAD + 1) >= box.scrollHeight;
+}
+
+function drawMore(box) {     // the first list in the box with batches waiting gets the next one
+  var waiting = box.__tpWaiting;
+  while (waiting.length && !waiting[0].batches.length) waiting.shift();
+  if (!waiting.length) return false;
+  var first = waiting[0], range = document.createRange();
+  range.selectNodeContents(first.anchor.parentNode);
+  first.anchor.parentNode.insertBefore(range.createContextualFragment(first.batches.shift()), first.anchor);
+  return true;
+}
+
+function fill(box) {        // a box not laid out (a hidden tab, the panel waiting for its style) waits
+  if (box.clientHeight > 0) while (nearEnd(box) && drawMore(box)) { /* a jump to the end draws up to it */ }
+}
+
+function follow(box) {      // on scroll, and on a new size (the first layout included: a first batch
+  var queued = false;       // shorter than its box draws the next at once); returns the size's observer
+  function soon() {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(function () { queued = false; fill(box); });
+  }
+  box.addEventListener("scroll", soon, {passive: true});
+  var sized = new ResizeObserver(soon);
+  sized.observe(box);
+  return sized;
 }
 
 export default function (component) {
@@ -42,8 +94,26 @@ export default function (component) {
   var html = data ? decoder.decode(data) : "";
   if (host.__tpHtml === html) return;
   host.__tpHtml = html;
-  host.innerHTML = html;
-  var boxes = host.getElementsByClassName("tp-scroll");
-  for (var i = 0; i < boxes.length; i++) boxes[i].tabIndex = 0;
+  sheetApplies();
+  var later = [];
+  var parsed = document.createElement("template");
+  parsed.innerHTML = html.replace(HELD_BACK, function (_, batches) {
+    later.push(batches.split("<!--tp-more-->"));
+    return "<!--tp-rest-->";
+  });
+  var rest = anchors(parsed.content);
+  (host.__tpObservers || []).forEach(function (o) { o.disconnect(); });   // the boxes they watch go
+  host.__tpObservers = [];
+  var boxes = parsed.content.querySelectorAll(".tp-scroll");
+  for (var i = 0; i < boxes.length; i++) {
+    var box = boxes[i];
+    box.tabIndex = 0;
+    box.__tpWaiting = [];
+    for (var k = 0; k < rest.length; k++) {
+      if (box.contains(rest[k])) box.__tpWaiting.push({anchor: rest[k], batches: later[k]});
+    }
+    if (box.__tpWaiting.length) host.__tpObservers.push(follow(box));
+  }
+  host.replaceChildren(parsed.content);
   showWhenStyled(host);
 }

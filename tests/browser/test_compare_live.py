@@ -4,6 +4,8 @@
     a token box is never split across lines at 1024 px (each box has one client rect)
     hovering a token shows a styled card with its fields, inside the window, readable in both themes
     grouping by grapheme cluster keeps 🇨🇳 and 👍🏽 one box
+    a long text draws whole batches of boxes a panel, not all; scrolling its box (focusable: End)
+        draws the rest, in order, until the panel reads as the text
     F5 on Compare restores the text, the tokenizers and the toggles (they are in the address)
     F5 on Compare keeps a tokenizer imported on Inspect and chosen there, with the same tokens (its
         file is kept on the server; the address names it by digest), and so does a copied link
@@ -19,6 +21,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from playground import html_panel
 from tests.app.conftest import tiktoken_file
 from tests.browser.conftest import WAIT, frames, go_to, idle, main, new_tab, open_app, panel, rerun, snap, upload
 
@@ -88,6 +91,32 @@ def test_typing_updates_after_a_pause_without_ctrl_enter(open_tab):
     text_box(page).press("Backspace")
     expect(count_of(page, "pretrained:gpt2")).to_have_text("0 tokens", timeout=WAIT)
     expect(panel(page, "pretrained:gpt2").locator(".tp-head")).to_contain_text("— chars/token")
+
+
+def test_a_long_text_draws_what_is_scrolled_to(open_tab):
+    text = " ".join(f"w{i}" for i in range(2000)) + " END"
+    page = open_tab()
+    gpt2 = panel(page, "pretrained:gpt2")
+    expect(gpt2.locator(".tp-t").first).to_be_visible(timeout=WAIT)
+    with rerun(page):
+        text_box(page).fill(text)
+        text_box(page).press("Control+Enter")
+    total = int(count_of(page, "pretrained:gpt2").inner_text().split()[0].replace(",", ""))
+    boxes = gpt2.locator(".tp-t")
+    assert total > 3 * html_panel.BATCH
+    idle(page)
+    drawn = boxes.count()     # GPT-2 covers the text (no gaps): whole batches, as many as fill the box
+    assert drawn < total and drawn % html_panel.BATCH == 0
+    scroll_box = gpt2.locator(".tp-scroll")
+    assert scroll_box.evaluate("e => e.tabIndex") == 0
+    while drawn < total:                     # each End at the end of what is drawn draws a batch or more
+        scroll_box.focus()
+        scroll_box.press("End")
+        expect(boxes).not_to_have_count(drawn, timeout=WAIT)
+        drawn = boxes.count()
+    assert drawn == total
+    assert gpt2.locator(".tp-tokens").evaluate("e => e.textContent") == text
+    expect(boxes.last).to_have_text(" END")
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -10,7 +10,7 @@ from core.encoders import TrainedTokenizer
 from core.encoding import Encoding
 from core.trainer import TrainConfig, train
 from playground import charts
-from playground.spans import (PALETTE, boundary_agreement, render_boundaries, render_tokens, segments,
+from playground.spans import (BATCH_MARK, BATCHES_END, PALETTE, boundary_agreement, render_boundaries, render_tokens, segments,
                               token_colours, token_label)
 from tests.support import PAYLOADS
 
@@ -70,6 +70,27 @@ def test_colours_by_id_and_neighbours_never_share_one():
     assert all(a != b for a, b in zip(colours, colours[1:]))
     # the colour of a token depends on its id (and its left neighbour), not its position
     assert token_colours([9, 1, 2])[1:] == token_colours([4, 1, 2])[1:]
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_batches_mark_off_the_same_boxes_and_user_text_never_makes_a_mark(grouped):
+    """render_tokens(batch=N) for playground.html_panel: the same HTML with comments between every N
+    boxes (and gaps) after the first N, and one after the last; a mark typed by the user is text."""
+    tok = _bbpe()
+    typed = f"{BATCH_MARK} {BATCHES_END} "
+    text = ("hello world <b> & 我喜欢 😀 " * 40) + typed * 3
+    enc = tok.encode(text)
+    whole, _ = render_tokens(enc, text=text, grouped=grouped, scripted=True)
+    batched, _ = render_tokens(enc, text=text, grouped=grouped, scripted=True, batch=50)
+    assert BATCH_MARK not in whole and BATCHES_END not in whole      # typed, they are escaped text
+    assert batched.replace(BATCH_MARK, "").replace(BATCHES_END, "") == whole
+    boxes = batched.split("</style>", 1)[1]
+    batches = boxes.split(BATCH_MARK)
+    assert len(batches) > 3 and batches[-1].endswith(BATCHES_END + "</div>") and boxes.count(BATCHES_END) == 1
+    parts = [len(re.findall(r'<span class="tp-t|(?<=>)[^<]+(?=<span)', b)) for b in batches[1:-1]]
+    assert set(parts) == {50}
+    short, _ = render_tokens(tok.encode("hello world"), text="hello world", scripted=True, batch=50)
+    assert BATCH_MARK not in short and BATCHES_END not in short
 
 
 def test_whitespace_made_visible_and_drawing_capped():
