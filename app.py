@@ -9,7 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from core.errors import PlaygroundError
-from playground import corpus_store, state, style, views
+from playground import corpus_store, html_panel, state, style, views
 from playground.startup import startup_corpus
 
 
@@ -26,6 +26,7 @@ def _drop_link_parameters() -> None:
 ICON = Path(__file__).resolve().parent / "playground" / "static" / "icon.png"
 st.set_page_config(page_title="Tokenizer Playground", page_icon=str(ICON), layout="wide")
 style.inject()   # the one stylesheet (playground/style.css), for whichever page runs
+html_panel.preload()
 state.init()
 if state.first_run():
     try:  # `streamlit run app.py -- --corpus PATH`: start every session with that corpus

@@ -4,6 +4,7 @@ tokenizers, and Chrome's own counters (Performance.getMetrics: script, style, la
 
     .venv/bin/python bench/browser_profile.py                  # 10,000 characters, 5 runs
     .venv/bin/python bench/browser_profile.py --chars 100000 --runs 2 --top 30
+    .venv/bin/python bench/browser_profile.py --merges --runs 10    # Next on the Merges page, KJV trained
 
 Each sample of the profile is put in one bucket, by the first of these found on its stack (leaf
 upwards for the JavaScript ones):
@@ -32,7 +33,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from browser import MARK_PANELS, PANELS_NEW, main_thread, mixed_scripts, open_timed, timed  # noqa: E402
+from browser import (MARK_PANELS, PANELS_NEW, main_thread, mixed_scripts, open_timed, timed,  # noqa: E402
+                     trained_kjv_merges)
 from load import CHROMIUM, CHROMIUM_ARGS, start_server  # noqa: E402
 
 BUCKETS = ("DOMPurify", "page scripts", "React", "Streamlit", "driver", "other JS", "gc", "program", "idle")
@@ -95,6 +97,8 @@ def main() -> None:
     ap.add_argument("--chars", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--top", type=int, default=20, help="functions listed by self time (summed over the runs)")
+    ap.add_argument("--merges", action="store_true",
+                    help="profile Next on the Merges page (the KJV trained from the page) instead of Compare")
     ap.add_argument("--save", type=Path, help="write each run's profile here (run-N.cpuprofile: DevTools opens it)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
@@ -105,21 +109,31 @@ def main() -> None:
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            _, page = open_timed(browser, url + "/compare")
-            box = page.get_by_role("textbox", name="Text", exact=True)
+            if args.merges:
+                page = trained_kjv_merges(browser, url)
+                next_button = page.get_by_role("button", name="Next")
+                timed(page, next_button.click)               # warm: the first step
+            else:
+                _, page = open_timed(browser, url + "/compare")
+                box = page.get_by_role("textbox", name="Text", exact=True)
+                box.fill(text)                               # warm: the first run of this text
+                timed(page, lambda: box.press("Control+Enter"))
             cdp = page.context.new_cdp_session(page)
             cdp.send("Performance.enable")
             cdp.send("Profiler.enable")
             cdp.send("Profiler.setSamplingInterval", {"interval": 200})
-            box.fill(text)                                   # warm: the first run of this text
-            timed(page, lambda: box.press("Control+Enter"))
             per_run, functions, walls, work = [], Counter(), [], []
             for i in range(args.runs):
-                box.fill(text[:-1] + str(i))
-                page.evaluate(MARK_PANELS)
-                before = main_thread(cdp)
-                cdp.send("Profiler.start")
-                walls.append(timed(page, lambda: box.press("Control+Enter"), PANELS_NEW))
+                if args.merges:
+                    before = main_thread(cdp)
+                    cdp.send("Profiler.start")
+                    walls.append(timed(page, next_button.click))
+                else:
+                    box.fill(text[:-1] + str(i))
+                    page.evaluate(MARK_PANELS)
+                    before = main_thread(cdp)
+                    cdp.send("Profiler.start")
+                    walls.append(timed(page, lambda: box.press("Control+Enter"), PANELS_NEW))
                 profile = cdp.send("Profiler.stop")["profile"]
                 if args.save:
                     args.save.mkdir(parents=True, exist_ok=True)
@@ -134,7 +148,8 @@ def main() -> None:
     finally:
         app.terminate()
         app.wait(timeout=15)
-    print(f"compare {args.chars:,} chars, {args.runs} runs: wall p50 {statistics.median(walls) * 1000:.0f} ms; "
+    what = "Merges: Next on the KJV" if args.merges else f"compare {args.chars:,} chars"
+    print(f"{what}, {args.runs} runs: wall p50 {statistics.median(walls) * 1000:.0f} ms; "
           f"HTML {size / 1e6:.2f} MB, {elements:,} elements")
     print("  Performance.getMetrics (p50): " + ", ".join(
         f"{k} {statistics.median(w[k] for w in work) * 1000:.0f}" for k in work[0]) + " ms")

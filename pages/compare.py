@@ -238,7 +238,7 @@ def draw_panel(choice: compare.Choice, max_height: str) -> None:
             enc, show_ids=show == "Ids", visible_whitespace=whitespace, grouped=grouped,
             max_chars=MAX_PANEL_CHARS, text=text, made_at=tok.made_at,
             made_word="merge step" if choice.kind == "trained" else "merge rank", scripted=True,
-            batch=html_panel.BATCH)
+            batch=spans.BATCH)
         note = (f"Drawn: the first {MAX_PANEL_CHARS:,} of {len(text):,} characters (counts are for the whole "
                 "text)." if truncated else "")
         if show_chunks:

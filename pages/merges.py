@@ -27,7 +27,7 @@ import streamlit as st
 
 from core.errors import PlaygroundError
 from core.trainer import MODELS, Trace
-from playground import charts, live_text, markup, state, stepper, unigram_control, unigram_view, views
+from playground import charts, html_panel, live_text, markup, state, stepper, unigram_control, unigram_view, views
 from playground import merges_control as mc
 from playground.state import MODEL_LABELS, MergesKeys as K, Results
 from playground.startup import through_app
@@ -186,9 +186,10 @@ def _corpus(results: Results, trace: Trace, k: int) -> None:
     except PlaygroundError as e:
         st.error(f"Could not split the corpus at this step: {views.md_escape(str(e))}.")
         return
-    tall = cv.shown > (60 if cv.from_table else 1200)
-    with st.container(height=430 if tall else "content", border=True):
-        st.html(cv.html)
+    # thousands of boxes: drawn by a component (only what is scrolled to), not st.html, whose
+    # sanitizer ran over every box on every step; the same escaped HTML, in a box that scrolls
+    with st.container(border=True):
+        html_panel.show(f'<div class="tp-scroll mg-corpus">{cv.html}</div>', key=K.CORPUS)
     label = MODEL_LABELS[trace.config.model]
     step = stepper.step_at(trace, k)
     made = ""

@@ -3,8 +3,9 @@ JavaScript-only custom component (st.components.v2, no iframe, served from the r
 network), sets the HTML into its element as it is.
 
     show(html, key=...)     draw `html` (one keyed element: a rerun with new HTML updates it in place)
+    preload()               app.py, every run: the component's code is loaded before a page needs it
 
-Only what is on screen is drawn: a token list built with spans.render_tokens(batch=BATCH) draws
+Only what is on screen is drawn: a token list built with spans.render_tokens(batch=spans.BATCH) draws
 its first batch of boxes, and the next batches as its scroll box comes near their place. Style,
 layout and paint of every box (13,000 for 10,000 characters in four panels) were most of the
 browser's time for a Compare run, and a scroll box shows a few hundred.
@@ -28,9 +29,7 @@ import streamlit as st
 
 SCRIPT = Path(__file__).with_name("static") / "html_panel.js"
 NAME = "tp_html_panel"
-# boxes a token list draws at first, and then at a time as it scrolls (spans.render_tokens(batch=)):
-# a scroll box shows 10-25 lines, 100-300 boxes
-BATCH = 300
+PRELOAD_KEY = "tp_html_panel_preload"
 
 
 @lru_cache(maxsize=1)
@@ -41,6 +40,13 @@ def script() -> str:
 @lru_cache(maxsize=1)
 def _component():
     return st.components.v2.component(NAME, js=script(), isolate_styles=False)
+
+
+def preload() -> None:
+    """An empty panel on every page (hidden: style.css), so the browser has the component's code
+    before a page draws a real one. Without it the first visit to Merges drew its corpus view about
+    half a second after the run had ended, while the page loaded its charts' code."""
+    show("", key=PRELOAD_KEY)
 
 
 def show(html: str, *, key: str) -> None:

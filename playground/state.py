@@ -390,6 +390,7 @@ class MergesKeys:
     CURVES = "merges_curves"
     CURVES_BOX = "merges_curves_box"      # the curves and, laid over them (style.css), the step's mark
     CURVE_MARKS = "merges_curve_marks"
+    CORPUS = "merges_corpus"              # the corpus at the step (playground.html_panel)
     TREE_TOKEN = "merges_tree_token"
 
     @staticmethod

@@ -37,7 +37,7 @@ from core.pipeline import LINE_BREAK
 from core.trainer import MODELS, MergeStep, Trace
 from playground import labels as labels_
 from playground import markup
-from playground.spans import MAX_DRAWN_CHARS, render_tokens, show_whitespace
+from playground.spans import BATCH, MAX_DRAWN_CHARS, render_tokens, show_whitespace
 
 # The corpus drawn at a step: at most its first 6,000 characters. Every step redraws it, one span
 # a token (about 60 bytes of HTML each): 20,000 characters of the KJV were 1.2 MB a step, the main
@@ -426,8 +426,9 @@ def corpus_html(text: str, enc: Encoding, highlight_ids: Optional[set[int]] = No
     # scripted: the Merges page mounts static/live_text.js (live_text.enable), which lights up the
     # boxes sharing the hovered one's id; CSS :has() rules for thousands of ids made the browser
     # recalculate every box's style on each step (seconds on the KJV)
+    # batched: the page draws it with playground.html_panel, which draws what is scrolled to
     out, _ = render_tokens(enc, highlight_ids=highlight_ids or set(), max_chars=len(text) + 1, text=text,
-                           grouped=grouped, scripted=True)
+                           grouped=grouped, scripted=True, batch=BATCH)
     return out
 
 

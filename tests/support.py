@@ -54,12 +54,27 @@ class HTMLTags(HTMLParser):
 def drawn_html(at) -> list[str]:
     """The HTML an AppTest run draws, in page order: st.html bodies, and the HTML of the panels
     drawn by playground.html_panel (a component that sets the server's escaped HTML into the page
-    as it is, without st.html's sanitizer: every check on st.html bodies holds for these too)."""
+    as it is, without st.html's sanitizer: every check on st.html bodies holds for these too), but
+    not the empty one every page draws to load the component's code early."""
     from playground import html_panel
     out = []
     for e in at._tree:
         if e.type == "html":
             out.append(e.proto.body)
-        elif e.type == "bidi_component" and e.proto.component_name == html_panel.NAME:
+        elif (e.type == "bidi_component" and e.proto.component_name == html_panel.NAME
+              and e.key != html_panel.PRELOAD_KEY):
             out.append(html_panel.drawn(e))
+    return out
+
+
+def compare_panels(at) -> dict[str, str]:
+    """Compare's token panels drawn by an AppTest run: data-tokenizer (unescaped) -> the panel's
+    HTML, in page order."""
+    import html
+    import re
+    out = {}
+    for body in drawn_html(at):
+        m = re.search(r'<div class="tp-panel" data-tokenizer="([^"]*)"', body)
+        if m:
+            out[html.unescape(m.group(1))] = body
     return out

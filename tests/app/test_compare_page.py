@@ -15,6 +15,7 @@ from core.trainer import MODEL_LABELS
 from playground import compare, state, style
 from tests.app.conftest import new_app, trained_app
 from tests.support import HTML_PAYLOAD, HTMLTags, drawn_html
+from tests.support import compare_panels as panels
 
 PAGE = "pages/compare.py"
 WIDGETS = ("compare_text", "compare_sample", "compare_tokenizers", "compare_view", "compare_layout",
@@ -26,16 +27,6 @@ def compare_page(trained_preset: str | None = None) -> AppTest:
     at.switch_page(PAGE).run()
     assert not at.exception
     return at
-
-
-def panels(at: AppTest) -> dict[str, str]:
-    """data-tokenizer -> the panel's HTML (st.html or playground.html_panel), in page order."""
-    out = {}
-    for body in drawn_html(at):
-        m = re.search(r'<div class="tp-panel" data-tokenizer="([^"]*)"', body)
-        if m:
-            out[html.unescape(m.group(1))] = body
-    return out
 
 
 def shown_ids(panel: str) -> list[int]:

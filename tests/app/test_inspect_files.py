@@ -17,7 +17,7 @@ from playground import session_file as sf
 from playground import state
 from playground.inspect import export_files
 from tests.app.conftest import TIMEOUT, goto, new_app, tiktoken_file
-from tests.support import APP
+from tests.support import APP, compare_panels
 
 CORPUS = "low lower lowest newer newest wider widest hello world " * 20
 
@@ -96,7 +96,7 @@ def test_each_format_imports_joins_compare_and_walks(kind):
     assert f"{names[0]} (imported)" in at.multiselect(key="compare_tokenizers").options
     at.multiselect(key="compare_tokenizers").set_value([f"imported:{names[0]}"]).run()
     assert not at.exception, at.exception
-    assert any(f'data-tokenizer="imported:{names[0]}"' in h.proto.body for h in at.get("html"))
+    assert f"imported:{names[0]}" in compare_panels(at)
 
 
 def tok_vocab(at: AppTest) -> list:
@@ -223,7 +223,7 @@ def test_an_import_chosen_on_compare_comes_back_on_reload_with_the_same_tokens(k
     assert not at.exception, at.exception
     address = dict(at.query_params)
     assert len(address["files"]) == 64 and address["tokenizers"] == ",".join(chosen)
-    panels = _panels(at)
+    panels = compare_panels(at)
     assert set(panels) == set(chosen)
     # F5: a new session at the same address, straight onto Compare (Inspect never opened)
     again = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
@@ -231,7 +231,7 @@ def test_an_import_chosen_on_compare_comes_back_on_reload_with_the_same_tokens(k
     again.switch_page("pages/compare.py").run()
     assert not again.exception, again.exception
     assert again.multiselect(key="compare_tokenizers").value == chosen
-    assert _panels(again) == panels                   # the same tokens, drawn the same
+    assert compare_panels(again) == panels            # the same tokens, drawn the same
     assert dict(again.query_params) == address       # and the same link written back
     assert not again.warning
 
@@ -245,7 +245,7 @@ def test_a_reloaded_import_keeps_its_place_when_it_comes_back_under_another_name
     at.button(key="inspect_remove_0").click().run()                         # only the second is left
     goto(at, "pages/compare.py")
     at.multiselect(key="compare_tokenizers").set_value([f"imported:{second}"]).run()
-    panels = _panels(at)
+    panels = compare_panels(at)
     again = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     again.query_params.update(dict(at.query_params))
     again.switch_page("pages/compare.py").run()
@@ -253,19 +253,8 @@ def test_a_reloaded_import_keeps_its_place_when_it_comes_back_under_another_name
     (back,) = state.get_imported(again.session_state)
     assert back == first != second                     # a new session: its file's own name is free again
     assert again.multiselect(key="compare_tokenizers").value == [f"imported:{back}"]
-    assert list(_panels(again).values()) == [p.replace(f"imported:{second}", f"imported:{back}")
+    assert list(compare_panels(again).values()) == [p.replace(f"imported:{second}", f"imported:{back}")
                                              .replace(second, back) for p in panels.values()]
-
-
-def _panels(at: AppTest) -> dict[str, str]:
-    """Each Tokens panel's HTML by its tokenizer's key."""
-    out = {}
-    for h in at.get("html"):
-        body = h.proto.body
-        for key in ("pretrained:gpt2",) + tuple(f"imported:{n}" for n in state.get_imported(at.session_state)):
-            if f'data-tokenizer="{key}"' in body:
-                out[key] = body
-    return out
 
 
 def test_a_compare_link_whose_import_is_gone_says_so_and_keeps_the_rest():

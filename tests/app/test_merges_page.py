@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from core.trainer import MODELS
 from playground import labels, merges_control, state, stepper
 from tests.app.conftest import new_app, trained_app
-from tests.support import APP
+from tests.support import APP, drawn_html
 
 PAGE = "pages/merges.py"
 
@@ -304,7 +304,7 @@ def test_corpus_words_are_escaped_everywhere():
         trace = state.get_results(at.session_state).trace(model)
         for k in (1, 2, len(trace.steps) // 2, len(trace.steps)):
             run(at.slider(key="merges_step").set_value(k))
-            bodies = [m.value for m in at.markdown] + [h.proto.body for h in at.html] + \
+            bodies = [m.value for m in at.markdown] + drawn_html(at) + \
                      [c.value for c in at.caption] + [w.value for w in at.warning]
             for body in bodies:
                 if body == merges_control.keys_script():
@@ -312,7 +312,7 @@ def test_corpus_words_are_escaped_everywhere():
                 body = body.split("</style>", 1)[-1]
                 assert not raw.search(body), body[:300]
     # the tokens with "<" in them were drawn, escaped
-    assert any("&lt;" in h.proto.body for h in at.html)
+    assert any("&lt;" in body for body in drawn_html(at))
 
 
 def test_a_trainer_that_made_no_merge():

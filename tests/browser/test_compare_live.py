@@ -21,7 +21,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from playground import html_panel
+from playground import spans
 from tests.app.conftest import tiktoken_file
 from tests.browser.conftest import WAIT, frames, go_to, idle, main, new_tab, open_app, panel, rerun, snap, upload
 
@@ -103,10 +103,10 @@ def test_a_long_text_draws_what_is_scrolled_to(open_tab):
         text_box(page).press("Control+Enter")
     total = int(count_of(page, "pretrained:gpt2").inner_text().split()[0].replace(",", ""))
     boxes = gpt2.locator(".tp-t")
-    assert total > 3 * html_panel.BATCH
+    assert total > 3 * spans.BATCH
     idle(page)
     drawn = boxes.count()     # GPT-2 covers the text (no gaps): whole batches, as many as fill the box
-    assert drawn < total and drawn % html_panel.BATCH == 0
+    assert drawn < total and drawn % spans.BATCH == 0
     scroll_box = gpt2.locator(".tp-scroll")
     assert scroll_box.evaluate("e => e.tabIndex") == 0
     while drawn < total:                     # each End at the end of what is drawn draws a batch or more
