@@ -31,9 +31,9 @@ MAX_DRAWN_CHARS = 20_000
 # render_tokens(batch=N), for a panel drawn by playground.html_panel: the boxes past the first N come
 # in batches between these comments (never in escaped user text, where every `<` is `&lt;`); the
 # panel draws the first batch and the next ones as they scroll into view. BATCH: what the pages
-# use (a scroll box shows 10-25 lines, 100-300 boxes).
+# use: a box shows 5-15 lines; what does not fill it is followed at once by the next batches.
 BATCH_MARK, BATCHES_END = "<!--tp-more-->", "<!--tp-end-->"
-BATCH = 300
+BATCH = 100
 
 # Light fills with dark text: readable on a projector in light and dark themes alike.
 PALETTE = ("#FFD6A5", "#CAFFBF", "#9BF6FF", "#BDB2FF", "#FFC6FF", "#FDFFB6", "#A0C4FF", "#FFADAD",

@@ -116,4 +116,6 @@ export default function (component) {
   }
   host.replaceChildren(parsed.content);
   showWhenStyled(host);
+  // a first batch that does not fill its box is followed now, not a frame later
+  if (!host.hidden) for (var j = 0; j < boxes.length; j++) if (boxes[j].__tpWaiting.length) fill(boxes[j]);
 }
