@@ -22,24 +22,10 @@ script (live_text.js, document-wide) reach it as they reach st.html's output.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import Path
+from playground.js_component import mounted
 
-import streamlit as st
-
-SCRIPT = Path(__file__).with_name("static") / "html_panel.js"
 NAME = "tp_html_panel"
 PRELOAD_KEY = "tp_html_panel_preload"
-
-
-@lru_cache(maxsize=1)
-def script() -> str:
-    return SCRIPT.read_text(encoding="utf-8")
-
-
-@lru_cache(maxsize=1)
-def _component():
-    return st.components.v2.component(NAME, js=script(), isolate_styles=False)
 
 
 def preload() -> None:
@@ -51,7 +37,7 @@ def preload() -> None:
 
 def show(html: str, *, key: str) -> None:
     """Draw `html` (already escaped, from a view builder) under `key` (unique on the page)."""
-    _component()(key=key, data=html.encode("utf-8"))
+    mounted(NAME, "html_panel.js")(key=key, data=html.encode("utf-8"))
 
 
 def drawn(element) -> str:

@@ -9,24 +9,10 @@ The script is a fixed file read once per process: no user text reaches it, and i
 """
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import Path
+from playground.js_component import mounted
 
-import streamlit as st
-
-SCRIPT = Path(__file__).with_name("static") / "live_text.js"
 KEY = "tp_live_text"
 
 
-@lru_cache(maxsize=1)
-def script() -> str:
-    return SCRIPT.read_text(encoding="utf-8")
-
-
-@lru_cache(maxsize=1)
-def _component():
-    return st.components.v2.component("tp_live_text", js=script(), isolate_styles=False)
-
-
 def enable() -> None:
-    _component()(key=KEY, height=0)
+    mounted("tp_live_text", "live_text.js")(key=KEY, height=0)
