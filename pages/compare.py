@@ -60,14 +60,15 @@ def _selection_edited() -> None:
 # ---------------------------------------------------------------- the page
 
 def read_link() -> tuple[dict | None, list[str]]:
-    """The address's parameters when they differ from what this page last wrote (else None), after
-    bringing back the imported tokenizers whose files the link names (kept on this server, under
-    their digests: inspect_link.restore_files), with the link's imported names made the ones they
-    have in this session. Returns (parameters, lines about what was ignored); the imported names
+    """The address's parameters when they are a link to open (else None: what this page last wrote,
+    or an echo of its recent writes, state.is_echo), after bringing back the imported tokenizers
+    whose files the link names (kept on this server, under their digests:
+    inspect_link.restore_files), with the link's imported names made the ones they have in this
+    session. Returns (parameters, lines about what was ignored); the imported names
     whose files are gone are kept for the page to say (K.LINK_GONE)."""
     params = state.url_params()
     seen = tuple(sorted(params.items()))
-    if not params or seen == state.widget_value(K.URL_SEEN):
+    if not params or seen == state.widget_value(K.URL_SEEN) or state.is_echo(params):
         return None, []
     state.set_widget(K.URL_SEEN, seen)
     pairs, msgs = compare.link_imports(params)

@@ -113,7 +113,7 @@ def _open_link(results) -> None:
     tokenizer the link names can be one of them."""
     params = state.url_params()
     seen = tuple(sorted(params.items()))
-    if not params or seen == state.widget_value(K.URL_SEEN):
+    if not params or seen == state.widget_value(K.URL_SEEN) or state.is_echo(params):
         return
     state.set_widget(K.URL_SEEN, seen)
     link, msgs = inspect_link.parse_link(params)

@@ -40,7 +40,7 @@ def open_link() -> None:
     """Apply the address's parameters once (when they differ from what this page last wrote)."""
     params = state.url_params()
     seen = tuple(sorted(params.items()))
-    if not params or seen == state.widget_value(K.URL_SEEN):
+    if not params or seen == state.widget_value(K.URL_SEEN) or state.is_echo(params):
         return
     state.set_widget(K.URL_SEEN, seen)
     link, msgs = token_tax.parse_link(params, list(available), [lang.code for lang in langs])

@@ -182,7 +182,7 @@ def open_link(results: Optional[Results]) -> tuple[Optional[Results], list[str]]
     params = state.url_params()
     seen = tuple(sorted(params.items()))
     view = get_view()
-    if not params or seen == view.url:
+    if not params or seen == view.url or state.is_echo(params):
         return results, []
     request, msgs = stepper.parse_url(params, [p.key for p in presets.PRESETS])
     if request.preset is not None:

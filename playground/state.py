@@ -31,6 +31,7 @@ Not here: training (training.py), rendering (views.py, pages/).
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, MutableMapping, Optional
 
@@ -591,10 +592,43 @@ def url_params() -> dict[str, str]:
     return _page_params(st.query_params.to_dict())
 
 
-def set_url_params(params: Mapping[str, str]) -> None:
+def set_url_params(params: Mapping[str, str], session: Optional[MutableMapping] = None) -> None:
     """Write the page's parameters, the app's link kept beside them; only when they differ from
-    the address bar's (no needless history entry)."""
-    _write_url(_page_params(params), app_link())
+    the address bar's (no needless history entry). Each write is remembered for a while (is_echo)."""
+    page = _page_params(params)
+    _remember_written(page, session)
+    if session is None:
+        _write_url(page, app_link())
+
+
+# The browser sends the address it has with every rerun it asks for. Under load it can ask before
+# the address of a run still under way has reached it (a pause in typing, then a click at once), and
+# the address it sends is one this session wrote a moment ago. A page that took it for a new link
+# would undo what the user just did (the text typed since; a step). So an address this session
+# wrote in the last ECHO_SECONDS is an echo of its own, never a link. The cost: pressing Back within
+# that time does not reopen the view the previous address named.
+ECHO_SECONDS = 10.0
+_URL_WRITTEN = "pg_url_written"      # sorted page parameters -> time.monotonic() when last written
+
+
+def _url_key(params: Mapping[str, str]) -> tuple:
+    return tuple(sorted((k, str(v)) for k, v in params.items()))
+
+
+def _remember_written(params: Mapping[str, str], session: Optional[MutableMapping]) -> None:
+    ss = _ss(session)
+    now = time.monotonic()
+    written = {k: t for k, t in (ss.get(_URL_WRITTEN) or {}).items() if now - t < ECHO_SECONDS}
+    written[_url_key(params)] = now
+    ss[_URL_WRITTEN] = written
+
+
+def is_echo(params: Mapping[str, str], session: Optional[MutableMapping] = None) -> bool:
+    """The page's parameters are ones this session wrote in the last ECHO_SECONDS: the browser's
+    address lagging behind, not a link to open."""
+    written = _ss(session).get(_URL_WRITTEN) or {}
+    at = written.get(_url_key(_page_params(params)))
+    return at is not None and time.monotonic() - at < ECHO_SECONDS
 
 
 def clear_url_params() -> list[str]:

@@ -141,3 +141,37 @@ def test_a_corpus_key_that_is_not_a_digest_is_refused(bad, own_store):
     assert any("not a corpus reference" in w.value for w in at.warning)
     assert state.get_corpus(at.session_state) is None
     assert not own_store.exists() or all(p.parent == own_store for p in own_store.rglob("*"))
+
+
+def test_an_address_the_page_wrote_a_moment_ago_is_not_a_new_link():
+    """The browser sends its address with every rerun it asks for; under load that address can be
+    one the page wrote a run ago (a pause in typing wrote ?text=Reloa, the rest was typed, then a
+    toggle was clicked at once). The page keeps what the user did, and its address catches up."""
+    at = new_session("pages/compare.py")
+    at.text_area(key="compare_text").input("Reloa").run()
+    assert params_of(at)["text"] == "Reloa"
+    at.text_area(key="compare_text").input("Reload keeps this").run()
+    at.query_params["text"] = "Reloa"           # the browser had not yet got the last run's address
+    at.toggle(key="compare_grouped").set_value(True).run()
+    assert not at.exception, at.exception
+    assert at.text_area(key="compare_text").value == "Reload keeps this"
+    assert params_of(at)["text"] == "Reload keeps this" and params_of(at)["group"] == "1"
+
+
+def test_a_link_the_session_never_wrote_is_opened_in_the_same_session():
+    at = new_session("pages/compare.py")
+    at.text_area(key="compare_text").input("first text").run()
+    at.query_params["text"] = "a pasted link"     # typed into the address bar: a new link
+    at.run()
+    assert at.text_area(key="compare_text").value == "a pasted link"
+
+
+def test_an_echo_is_one_only_for_a_while(monkeypatch):
+    session: dict = {}
+    clock = [100.0]
+    monkeypatch.setattr(state.time, "monotonic", lambda: clock[0])
+    state.set_url_params({"text": "Reloa", "corpus": "ab" * 32}, session)   # the app's link is not the page's
+    assert state.is_echo({"text": "Reloa"}, session)
+    assert not state.is_echo({"text": "Reload"}, session)
+    clock[0] += state.ECHO_SECONDS
+    assert not state.is_echo({"text": "Reloa"}, session)   # long after: Back to it is a link again

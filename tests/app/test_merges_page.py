@@ -337,3 +337,15 @@ def test_a_trainer_that_made_no_merge():
     assert [k for k, _ in sentences(at)] == [0, 0, 0]
     press(at, "next")
     assert [k for k, _ in sentences(at)] == [0, 1, 0]
+
+
+def test_a_lagging_address_does_not_take_back_a_step():
+    """Two quick → presses: the second run's request carries the address of the first run's
+    start (step=1) while the page has written step=2; the step stays 2 and a third press makes 3."""
+    at = trained("seed-000")
+    press(at, "next")
+    press(at, "next")
+    assert sentence(at)[0] == 2
+    at.query_params["step"] = "1"
+    press(at, "next")
+    assert sentence(at)[0] == 3 and at.query_params["step"] == "3"

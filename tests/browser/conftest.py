@@ -254,6 +254,21 @@ def load_preset(page, name: str) -> None:
     expect(page.get_by_text(f"Current corpus: {name}").first).to_be_visible()
 
 
+def use_pasted(page, text: str) -> None:
+    """Make `text` the corpus through the Corpus page's Paste tab. The box's value is sent first
+    (Ctrl+Enter), then the button is clicked: two runs, each waited for. Filling and clicking at
+    once asks for both runs together, and `rerun` may end with the first while the page still
+    shows what came before the second (a Train button with no corpus)."""
+    page.get_by_role("tab", name="Paste").click()
+    box = page.get_by_role("textbox", name="Text", exact=True)
+    box.fill(text)
+    with rerun(page):
+        box.press("Control+Enter")
+    with rerun(page):
+        page.get_by_role("button", name="Use this text").click()
+    expect(page.get_by_text("Current corpus: Pasted text")).to_be_visible()
+
+
 def train(page) -> None:
     with rerun(page, 4 * WAIT):
         page.get_by_role("button", name="Train all three").click()

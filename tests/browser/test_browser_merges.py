@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import WAIT, go_to, idle, intervals, load_preset, rerun, sentence, snap, train
+from tests.browser.conftest import WAIT, go_to, idle, intervals, load_preset, rerun, sentence, snap, train, use_pasted
 
 pytestmark = pytest.mark.browser
 
@@ -135,12 +135,7 @@ def test_a_malformed_link_only_warns(tab):
 
 def test_corpus_text_never_runs(tab, screenshot_dir):
     tab.open()
-    tab.get_by_role("tab", name="Paste").click()
-    payload = "<script>alert(1)</script> <img src=x onerror=alert(2)> <b>bold</b>\n" * 3
-    tab.get_by_role("textbox", name="Text").fill(payload)
-    with rerun(tab):
-        tab.get_by_role("button", name="Use this text").click()
-    expect(tab.get_by_text("Current corpus: Pasted text")).to_be_visible()
+    use_pasted(tab, "<script>alert(1)</script> <img src=x onerror=alert(2)> <b>bold</b>\n" * 3)
     train(tab)
     go_to(tab, "Merges")
     expect(sentence(tab)).to_contain_text("Step 0 of")

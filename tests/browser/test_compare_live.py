@@ -23,7 +23,7 @@ from playwright.sync_api import expect
 
 from playground import spans
 from tests.app.conftest import tiktoken_file
-from tests.browser.conftest import WAIT, frames, go_to, idle, main, new_tab, open_app, panel, rerun, snap, upload
+from tests.browser.conftest import WAIT, frames, go_to, idle, main, new_tab, open_app, panel, rerun, snap, upload, use_pasted
 
 pytestmark = pytest.mark.browser
 
@@ -262,11 +262,7 @@ def test_reload_on_compare_keeps_an_imported_tokenizer_chosen_with_the_same_toke
 
 def test_reload_on_merges_restores_a_pasted_corpus_and_the_step(open_tab, screenshot_dir):
     page = open_tab(path="")
-    page.get_by_role("tab", name="Paste").click()
-    page.get_by_role("textbox", name="Text", exact=True).fill("low lower lowest newer newest wider widest " * 30)
-    with rerun(page):
-        page.get_by_role("button", name="Use this text").click()
-    page.get_by_text("Current corpus: Pasted text").wait_for(timeout=WAIT)
+    use_pasted(page, "low lower lowest newer newest wider widest " * 30)
     with rerun(page):
         page.get_by_role("button", name="Train all three").click()
     page.get_by_text("Trained all three").wait_for(timeout=WAIT)
