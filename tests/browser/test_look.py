@@ -1,0 +1,150 @@
+"""Every page legible and every chart whole, on one tour per look: light and dark, at 1024 pixels
+(the sidebar open) and at 1280. At each stop (Merges on one tokenizer and in lockstep, Corpus,
+Compare, Token tax, each of Inspect's tabs):
+- legible: axe-core's colour-contrast rule finds nothing (axe-core comes bundled in
+  axe-playwright-python: no network);
+- whole: in every chart (Plotly figures and Graphviz merge trees) every SVG text box lies inside its
+  chart's box and no two text boxes overlap (getBoundingClientRect).
+Four tours cover each width in each theme and each width with each trained view: WordPiece on seed
+004 at its first step (ten scores, two pairs tied at one point) and byte-level BPE on the Chinese
+sample at step 150 (pairs of merged byte tokens make long labels). On the dark tours, the charts of
+Merges and of Inspect's Vocabulary also follow the theme: photographed, no chart is a white box, and
+their tick labels and titles are painted light. One tour checks everything, so a page is opened once
+for all the checks."""
+from __future__ import annotations
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from tests.browser.look_tour import open_context, tour
+
+pytestmark = pytest.mark.browser
+
+AXE = Axe()
+OPTIONS = {"runOnly": {"type": "rule", "values": ["color-contrast"]}, "resultTypes": ["violations"]}
+
+
+def contrast_problems(page) -> list[str]:
+    """One line per element axe-core finds too faint: where, the colours and the ratio."""
+    results = AXE.run(page, options=OPTIONS).response
+    out = []
+    for violation in results["violations"]:
+        for node in violation["nodes"]:
+            data = next((c.get("data") or {} for c in node["any"] if c.get("data")), {})
+            out.append(f"{node['target'][0]} '{node['html'][:80]}': {data.get('fgColor')} on {data.get('bgColor')}"
+                       f" {data.get('contrastRatio')}:1 (needs {data.get('expectedContrastRatio')})")
+    return out
+
+
+# For each chart: its title (or kind), its width, and what is wrong: a text outside the chart's
+# box, or two texts whose boxes overlap by more than a pixel each way.
+MEASURE = """() => {
+  const charts = [...document.querySelectorAll('[data-testid=stPlotlyChart], [data-testid=stGraphVizChart]')];
+  const out = [];
+  for (const chart of charts) {
+    const box = chart.getBoundingClientRect();
+    if (box.width === 0) continue;
+    const texts = [...chart.querySelectorAll('svg text')].map(t => ({t, r: t.getBoundingClientRect(), s: t.textContent.trim()}))
+      .filter(o => o.s && o.r.width > 0 && o.r.height > 0 && getComputedStyle(o.t).visibility !== 'hidden'
+                   && getComputedStyle(o.t).display !== 'none' && getComputedStyle(o.t).opacity !== '0');
+    const name = ((chart.querySelector('.gtitle') || {}).textContent || chart.getAttribute('data-testid'))
+      + ` (${Math.round(box.width)} px)`;
+    const problems = [];
+    for (const o of texts) {
+      const r = o.r;
+      if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+        problems.push(`"${o.s}" leaves the chart: x ${Math.round(r.left)}..${Math.round(r.right)}, `
+                      + `y ${Math.round(r.top)}..${Math.round(r.bottom)} of x ${Math.round(box.left)}..`
+                      + `${Math.round(box.right)}, y ${Math.round(box.top)}..${Math.round(box.bottom)}`);
+    }
+    for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) {
+      const a = texts[i].r, b = texts[j].r;
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 1 && h > 1) problems.push(`"${texts[i].s}" overlaps "${texts[j].s}" (${Math.round(w)}x${Math.round(h)} px)`);
+    }
+    out.push({name, texts: texts.length, problems});
+  }
+  return out;
+}"""
+
+
+def _white_share(png: bytes) -> float:
+    """The share of a screenshot's pixels that are white or nearly (a white chart background);
+    the merge tree's pastel boxes and the light text are not."""
+    from io import BytesIO
+
+    from PIL import Image
+    grey = Image.open(BytesIO(png)).convert("L")
+    histogram = grey.histogram()
+    return sum(histogram[250:]) / (grey.width * grey.height)
+
+
+# the fill of each chart's tick labels and titles, as the browser paints it
+TEXT_FILLS = """() => [...document.querySelectorAll('[data-testid=stPlotlyChart] svg text')]
+  .filter(t => t.closest('g[class$="tick"]') || /title$/.test(t.getAttribute('class') || ''))
+  .map(t => getComputedStyle(t).fill)"""
+
+
+def _light(css_rgb: str) -> bool:
+    r, g, b = (int(float(v)) for v in css_rgb[css_rgb.index("(") + 1:css_rgb.index(")")].split(",")[:3])
+    return r + g + b >= 3 * 160
+
+
+# the stops where the dark tours photograph the charts: the trainer's charts (and WordPiece's merge
+# tree); Inspect's Vocabulary with a tree and a bar chart
+DARK_LOOKED_AT = ("Merges", "Inspect / Vocabulary")
+
+
+def dark_problems(page) -> list[str]:
+    """What does not follow the dark theme: charts that photograph mostly white, and chart text
+    painted dark."""
+    charts = page.locator('[data-testid=stPlotlyChart], [data-testid=stGraphVizChart]')
+    assert charts.count() >= 2
+    out = []
+    for i in range(charts.count()):
+        share = _white_share(charts.nth(i).screenshot())
+        if share > 0.05:
+            out.append(f"chart {i + 1} is a white box ({share:.0%} white pixels)")
+    fills = page.evaluate(TEXT_FILLS)
+    assert fills
+    dark = sorted({f for f in fills if not _light(f)})
+    if dark:
+        out.append(f"chart text painted dark: {dark}")
+    return out
+
+
+def chart_problems(page) -> tuple[int, dict[str, list[str]]]:
+    """(charts measured, chart name -> what is wrong with it)."""
+    charts = page.evaluate(MEASURE)
+    return len(charts), {c["name"]: c["problems"] for c in charts if c["problems"]}
+
+
+@pytest.mark.parametrize("width,theme,preset,model,step", [
+    (1024, "light", "seed-004", "wordpiece", 1),
+    (1280, "dark", "seed-004", "wordpiece", 1),
+    (1024, "dark", "chinese", "bbpe", 150),
+    (1280, "light", "chinese", "bbpe", 150),
+])
+def test_every_page_is_legible_and_every_chart_whole(browser, app_url, width, theme, preset, model, step):
+    context, page = open_context(browser, width, theme)
+    try:
+        faint, cut, unthemed, charts = {}, {}, {}, 0
+        for stop in tour(page, app_url, preset, model, step):
+            problems = contrast_problems(page)
+            if problems:
+                faint[stop] = problems
+            seen, wrong = chart_problems(page)
+            charts += seen
+            cut.update({f"{stop} / {name}": p for name, p in wrong.items()})
+            if theme == "dark" and stop in DARK_LOOKED_AT:
+                problems = dark_problems(page)
+                if problems:
+                    unthemed[stop] = problems
+        assert not faint, "too faint:\n" + "\n".join(f"{stop}:\n  " + "\n  ".join(p) for stop, p in faint.items())
+        assert charts >= 5, f"only {charts} charts seen: the tour did not reach them"
+        assert not cut, f"{len(cut)} of {charts} charts:\n" + "\n".join(
+            f"{where}:\n  " + "\n  ".join(p[:8]) for where, p in cut.items())
+        assert not unthemed, f"not following the dark theme: {unthemed}"
+    finally:
+        context.close()
