@@ -202,3 +202,17 @@ def test_text_without_unknown_token_is_refused_naming_it(tmp_path):
     ok_json("train", "--model", "wordpiece", "--vocab-size", "12", "--save", tmp_path / "w.json", stdin="abc abd")
     code, out, err = run("encode", "--tokenizer", tmp_path / "w.json", "abz")
     assert code == 2 and "'abz'" in err
+
+
+def test_json_lines_are_the_same_json_whichever_encoder_writes_them(capsysbinary):
+    """--json goes through orjson; what it refuses (a lone surrogate, a count past 64 bits) through
+    the standard library: either way one line that reads back as the object."""
+    from core import cli
+    plain = {"vocab": {"Ġlow": 0, "é": 1}, "score": 0.1, "merges": [[1, 2]]}
+    cli._write_json(plain)
+    cli._write_json({"count": 2 ** 70})
+    first, second = capsysbinary.readouterr().out.decode("utf-8").splitlines()
+    assert json.loads(first) == plain and json.loads(second) == {"count": 2 ** 70}
+    cli._write_json({"token": "a\udcff"})
+    out = capsysbinary.readouterr().out
+    assert out.endswith(b"\n") and json.loads(out.decode("utf-8", "surrogateescape")) == {"token": "a\udcff"}
