@@ -467,7 +467,7 @@ def token_tax_chart(frame, columns: list[str]) -> go.Figure:
     # slanted names above the columns for the same strip at 1024 pixels
     return _frame(fig, height=TAX_ROW_PX * len(names) + 130, margin=dict(l=4, r=4, t=10, b=10),
                   xaxis=dict(side="top", tickangle=-90, tickfont=dict(size=14), automargin=True),   # upright: slanted names
-                  # overlapped their neighbours at 1024 px (tests/browser/test_charts_fit.py)
+                  # overlapped their neighbours at 1024 px (tests/browser/test_look.py)
                   yaxis=dict(autorange="reversed", tickfont=dict(size=14), automargin=True))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from tests.browser.conftest import WAIT, go_to, new_tab
@@ -90,3 +91,20 @@ def tour(page, app_url: str, preset: str = "seed-004", model: str = "wordpiece",
     for name in INSPECT_TABS:
         open_tab(page, name)
         yield f"Inspect / {name}"
+
+
+# axe-core (bundled in axe-playwright-python: no network), its colour-contrast rule only
+AXE = Axe()
+OPTIONS = {"runOnly": {"type": "rule", "values": ["color-contrast"]}, "resultTypes": ["violations"]}
+
+
+def contrast_problems(page) -> list[str]:
+    """One line per element axe-core finds too faint: where, the colours and the ratio."""
+    results = AXE.run(page, options=OPTIONS).response
+    out = []
+    for violation in results["violations"]:
+        for node in violation["nodes"]:
+            data = next((c.get("data") or {} for c in node["any"] if c.get("data")), {})
+            out.append(f"{node['target'][0]} '{node['html'][:80]}': {data.get('fgColor')} on {data.get('bgColor')}"
+                       f" {data.get('contrastRatio')}:1 (needs {data.get('expectedContrastRatio')})")
+    return out

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from core.pretrained import pretrained_names
 from playground.compare import SAMPLES
 from tests.browser.conftest import WAIT, luminance, new_tab, open_app, panel, rerun, snap
-from tests.browser.test_contrast import contrast_problems
+from tests.browser.look_tour import contrast_problems
 
 pytestmark = pytest.mark.browser
 

@@ -14,27 +14,10 @@ for all the checks."""
 from __future__ import annotations
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 
-from tests.browser.look_tour import open_context, tour
+from tests.browser.look_tour import contrast_problems, open_context, tour
 
 pytestmark = pytest.mark.browser
-
-AXE = Axe()
-OPTIONS = {"runOnly": {"type": "rule", "values": ["color-contrast"]}, "resultTypes": ["violations"]}
-
-
-def contrast_problems(page) -> list[str]:
-    """One line per element axe-core finds too faint: where, the colours and the ratio."""
-    results = AXE.run(page, options=OPTIONS).response
-    out = []
-    for violation in results["violations"]:
-        for node in violation["nodes"]:
-            data = next((c.get("data") or {} for c in node["any"] if c.get("data")), {})
-            out.append(f"{node['target'][0]} '{node['html'][:80]}': {data.get('fgColor')} on {data.get('bgColor')}"
-                       f" {data.get('contrastRatio')}:1 (needs {data.get('expectedContrastRatio')})")
-    return out
-
 
 # For each chart: its title (or kind), its width, and what is wrong: a text outside the chart's
 # box, or two texts whose boxes overlap by more than a pixel each way.

@@ -2,7 +2,7 @@
 every axis sizing its own fonts so Streamlit's chart theme only colours them), and they are made
 to fit a narrow column (titles on two lines, long pair labels cut with the whole pair in the
 hover, tied pairs at one point not written out as one long label, axis titles stood off).
-The browser checks what these promise: tests/browser/test_charts_fit.py, test_contrast.py."""
+The browser checks what these promise: tests/browser/test_look.py."""
 from __future__ import annotations
 
 import dataclasses
@@ -44,7 +44,7 @@ def test_backgrounds_clear_and_fonts_stated_on_every_axis(name, fig):
     assert fig.layout.paper_bgcolor == charts.CLEAR and fig.layout.plot_bgcolor == charts.CLEAR, name
     for axis in [*fig.select_xaxes(), *fig.select_yaxes()]:
         # the training curves' frame is fixed in pixels instead (charts.CURVE_MARGIN), so the
-        # Merges page can lay the step's mark over them; tests/browser/test_charts_fit.py checks
+        # Merges page can lay the step's mark over them; tests/browser/test_look.py checks
         # that their labels stay inside it
         assert axis.tickfont.size >= 15 and (axis.automargin or name == "curves"), (name, axis.anchor)
         if axis.title.text:
