@@ -7,9 +7,9 @@
 // first batch <!--tp-more--> batch <!--tp-more--> ... batch <!--tp-end-->) gets its first batch;
 // the others are kept as text (not parsed) and appended in order, as its scroll box (.tp-scroll)
 // comes within LEAD box heights of the end of what is drawn (on scrolling, and on any new size of
-// the box: a first batch that does not fill it is followed by the next at once). Appending at the end of the same list
-// keeps the text flowing as one piece (no break where a batch begins). The comments can only be
-// the server's: in escaped user text every `<` is `&lt;`.
+// the box: a first batch that does not fill it is followed by the next before it is painted).
+// Appending at the end of the same list keeps the text flowing as one piece (no break where a
+// batch begins). The comments can only be the server's: in escaped user text every `<` is `&lt;`.
 //
 // A panel's scroll box is made keyboard-focusable (tabindex 0, as Chrome makes a scroller itself):
 // the keys scroll it (and so draw the rest), and this ends the search Streamlit's tabs run over
@@ -69,15 +69,21 @@ function fill(box) {        // a box not laid out (a hidden tab, the panel waiti
   if (box.clientHeight > 0) while (nearEnd(box) && drawMore(box)) { /* a jump to the end draws up to it */ }
 }
 
-function follow(box) {      // on scroll, and on a new size (the first layout included: a first batch
-  var queued = false;       // shorter than its box draws the next at once); returns the size's observer
+// On scroll (once a frame), and on every new size of the box. A size is reported after the
+// browser's own layout and before it paints, so reading the box's heights there costs nothing,
+// and what is appended is laid out and painted in the same frame: a first batch shorter than its
+// box is followed by the next before the first paint, as the box grows batch by batch up to its
+// height. (Reading the heights when the panel is set would make the browser lay out the page in
+// the middle of Streamlit's redraw, and once more after it.) Returns the size's observer.
+function follow(box) {
+  var queued = false;
   function soon() {
     if (queued) return;
     queued = true;
     requestAnimationFrame(function () { queued = false; fill(box); });
   }
   box.addEventListener("scroll", soon, {passive: true});
-  var sized = new ResizeObserver(soon);
+  var sized = new ResizeObserver(function () { fill(box); });
   sized.observe(box);
   return sized;
 }
@@ -116,6 +122,4 @@ export default function (component) {
   }
   host.replaceChildren(parsed.content);
   showWhenStyled(host);
-  // a first batch that does not fill its box is followed now, not a frame later
-  if (!host.hidden) for (var j = 0; j < boxes.length; j++) if (boxes[j].__tpWaiting.length) fill(boxes[j]);
 }
