@@ -54,10 +54,13 @@ chromium:
 		exit 1; \
 	fi
 
+# .pyc files are written even where the machine switches them off (PYTHONDONTWRITEBYTECODE): the
+# suite starts Python again and again (app servers, the command line's tests), and each start
+# compiled core/ anew without them (`python -m core info`: 0.13 s -> 0.08 s).
 test: $(VENV)/.dev-installed chromium
 	-@$(PY) core/fast/build.py
 	$(VENV)/bin/lint-imports --no-logo
-	$(PY) -m pytest -q -n 2 --dist worksteal
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q -n 2 --dist worksteal
 
 screenshots: $(VENV)/.dev-installed chromium
 	$(PY) docs/screenshots.py

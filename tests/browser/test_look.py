@@ -5,12 +5,14 @@ Compare, Token tax, each of Inspect's tabs):
   axe-playwright-python: no network);
 - whole: in every chart (Plotly figures and Graphviz merge trees) every SVG text box lies inside its
   chart's box and no two text boxes overlap (getBoundingClientRect).
-Four tours cover each width in each theme and each width with each trained view: WordPiece on seed
-004 at its first step (ten scores, two pairs tied at one point) and byte-level BPE on the Chinese
-sample at step 150 (pairs of merged byte tokens make long labels). On the dark tours, the charts of
-Merges and of Inspect's Vocabulary also follow the theme: photographed, no chart is a white box, and
-their tick labels and titles are painted light. One tour checks everything, so a page is opened once
-for all the checks."""
+Three tours: each theme, each width, and each trained view at 1024 pixels, where the charts are
+narrowest (in lockstep, three side by side beside the open sidebar): WordPiece on seed 004 at its
+first step (ten scores, two pairs tied at one point) and byte-level BPE on the Chinese sample at step
+150 (pairs of merged byte tokens make long labels). Colours do not depend on the width, nor places
+on the theme, so a fourth tour (light at 1280) would repeat what these check. On the dark tours the
+charts of Merges and of Inspect's Vocabulary also follow the theme: photographed, no chart is a
+white box, and their tick labels and titles are painted light. One tour checks everything, so a
+page is opened once for all the checks."""
 from __future__ import annotations
 
 import pytest
@@ -105,9 +107,8 @@ def chart_problems(page) -> tuple[int, dict[str, list[str]]]:
 
 @pytest.mark.parametrize("width,theme,preset,model,step", [
     (1024, "light", "seed-004", "wordpiece", 1),
-    (1280, "dark", "seed-004", "wordpiece", 1),
     (1024, "dark", "chinese", "bbpe", 150),
-    (1280, "light", "chinese", "bbpe", 150),
+    (1280, "dark", "seed-004", "wordpiece", 1),
 ])
 def test_every_page_is_legible_and_every_chart_whole(browser, app_url, width, theme, preset, model, step):
     context, page = open_context(browser, width, theme)

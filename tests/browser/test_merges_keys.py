@@ -18,9 +18,19 @@ pytestmark = pytest.mark.browser
 VIEWPORT = {"width": 1280, "height": 900}   # the conftest's `tab` fixture opens this size
 
 
+# what the page's key script knows, said when a step does not come: its last clicks ([action,
+# clicked, shown, run over, due, busy] in ms), what is queued, the click it waits on, and its counts
+KEYS_STATE = """() => { const k = window.__tpMergesKeys; if (!k) return null; const s = k.state;
+  return JSON.stringify({log: s.log, queue: s.queue, waiting: s.waiting, runs: s.runs, clicks: s.clicks,
+                         presses: s.presses, now: Math.round(performance.now())}); }"""
+
+
 def shows_step(page, k: int, of: int) -> None:
     """The first step sentence says "Step k of n" (numbers as the page writes them: 1,234)."""
-    expect(sentence(page)).to_contain_text(f"Step {k:,} of {of:,}", timeout=WAIT)
+    try:
+        expect(sentence(page)).to_contain_text(f"Step {k:,} of {of:,}", timeout=WAIT)
+    except AssertionError as e:
+        raise AssertionError(f"{e}\nthe key script's state: {page.evaluate(KEYS_STATE)}") from None
 
 
 def train_preset(page, label: str) -> None:
