@@ -44,10 +44,13 @@
   // then would make two steps (a CPU-hog test run saw autoplay skip a step that way).
   const RETRY_MS = 4000;
   const MAX_TRIES = 3;
+  // a queued press whose button is missing or disabled although the step allows it is kept this
+  // long (the button is being drawn again), then dropped
+  const STUCK_MS = 3000;
   // the last clicks in log: [action, clicked at, shown at, run over at, due at (-1: not autoplay),
   // 1 if a run was under way when clicked] (ms, performance.now)
   const fresh = { queue: [], waiting: null, due: null, swallowUp: false, presses: 0, clicks: 0, log: [],
-                  playedAt: null, alarm: null, alarmFor: null, runs: 0 };
+                  playedAt: null, alarm: null, alarmFor: null, runs: 0, stuckSince: null };
   // a newer copy keeps the older one's clock and queue (a reinstall mid-play is no late step)
   const s = old && old.state && Array.isArray(old.state.queue) ? Object.assign(fresh, old.state, { alarm: null })
                                                                : fresh;
@@ -129,6 +132,13 @@
     return !app || app.dataset.testScriptState !== "running";
   }
 
+  // whether the page's state allows the action at all (the buttons are disabled exactly then)
+  function possible(action, st) {
+    if (action === "next" || action === "last") return st.step < st.last;
+    if (action === "prev" || action === "first") return st.step > 0;
+    return st.last > 0;                           // play
+  }
+
   function click(action, st, auto) {
     const b = button(action);
     if (!b || b.disabled) return false;
@@ -173,7 +183,23 @@
     }
     if (s.queue.length && !idle()) return;
     while (s.queue.length) {
-      if (click(s.queue.shift(), st, false)) return;   // a disabled button (nothing to do): next
+      const action = s.queue[0];
+      if (!possible(action, st)) {              // nothing to do (← on the first step, → on the last)
+        s.queue.shift();
+        s.stuckSince = null;
+        continue;
+      }
+      if (click(action, st, false)) {
+        s.queue.shift();
+        s.stuckSince = null;
+        return;
+      }
+      // its button is not on the page or not enabled yet (drawn again a moment after a run): the
+      // press waits for the next poll rather than being lost, for STUCK_MS at most
+      if (s.stuckSince === null) s.stuckSince = now;
+      if (now - s.stuckSince < STUCK_MS) return;
+      s.queue.shift();
+      s.stuckSince = null;
     }
     if (!st.playing || !(st.speed > 0)) { s.due = null; return; }
     if (s.due === null) {
