@@ -47,10 +47,11 @@
   // a queued press whose button is missing or disabled although the step allows it is kept this
   // long (the button is being drawn again), then dropped
   const STUCK_MS = 3000;
+  const SLIDER_MS = 1000;     // the longest a click waits for the slider to show the step (settled)
   // the last clicks in log: [action, clicked at, shown at, run over at, due at (-1: not autoplay),
   // 1 if a run was under way when clicked] (ms, performance.now)
   const fresh = { queue: [], waiting: null, due: null, swallowUp: false, presses: 0, clicks: 0, log: [],
-                  playedAt: null, alarm: null, alarmFor: null, runs: 0, stuckSince: null };
+                  playedAt: null, alarm: null, alarmFor: null, runs: 0, stuckSince: null, unsyncedSince: null };
   // a newer copy keeps the older one's clock and queue (a reinstall mid-play is no late step)
   const s = old && old.state && Array.isArray(old.state.queue) ? Object.assign(fresh, old.state, { alarm: null })
                                                                : fresh;
@@ -132,6 +133,21 @@
     return !app || app.dataset.testScriptState !== "running";
   }
 
+  // Whether the step slider shows the step the page shows. Streamlit gives a widget the value a run
+  // set after the run's text is drawn (in an effect, a moment later): a click sent in between
+  // carries the slider's old value, the server takes it for a move of the slider, and the press is
+  // undone (a clean-clone test run lost a ← that way: its run came and the step stayed). So every
+  // click waits until the slider has the step, for SLIDER_MS at most. A page without the slider
+  // (a vocabulary of one step) has nothing to wait for.
+  function settled(st, now) {
+    const el = doc.querySelector(".mg-state");
+    const prefix = (el && el.dataset.keys) || "merges";
+    const thumb = doc.querySelector(".st-key-" + prefix + "_step input[type=range]");
+    if (!thumb || +thumb.value === st.step) { s.unsyncedSince = null; return true; }
+    if (s.unsyncedSince === null) s.unsyncedSince = now;
+    return now - s.unsyncedSince >= SLIDER_MS;
+  }
+
   // whether the page's state allows the action at all (the buttons are disabled exactly then)
   function possible(action, st) {
     if (action === "next" || action === "last") return st.step < st.last;
@@ -182,6 +198,7 @@
       s.waiting = null;
     }
     if (s.queue.length && !idle()) return;
+    if (!settled(st, now)) return;
     while (s.queue.length) {
       const action = s.queue[0];
       if (!possible(action, st)) {              // nothing to do (← on the first step, → on the last)
@@ -210,6 +227,7 @@
     }
     if (now < s.due) { wake(s.due - now); return; }
     if (st.step >= st.last) return;               // the page stops playing at the last step itself
+    if (!settled(st, now)) return;                // the next poll, 25 ms on
     if (click("next", st, true)) {
       s.due += st.speed;                          // on the clock, whatever the run took
       if (s.due < now - st.speed) s.due = now;    // far behind (a slow run): no burst of catch-up steps
