@@ -66,10 +66,10 @@ def read_link() -> tuple[dict | None, list[str]]:
     inspect_link.restore_files), with the link's imported names made the ones they have in this
     session. Returns (parameters, lines about what was ignored); the imported names
     whose files are gone are kept for the page to say (K.LINK_GONE)."""
-    params = state.url_params()
-    seen = tuple(sorted(params.items()))
-    if not params or seen == state.widget_value(K.URL_SEEN) or state.is_echo(params):
+    params = state.link_to_open(state.widget_value(K.URL_SEEN))
+    if params is None:
         return None, []
+    seen = tuple(sorted(params.items()))
     state.set_widget(K.URL_SEEN, seen)
     pairs, msgs = compare.link_imports(params)
     renames, gone, errors = inspect_link.restore_chosen(pairs)

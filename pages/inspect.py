@@ -111,10 +111,10 @@ def _open_link(results) -> None:
     """Apply the address's parameters once (when they differ from what this page last wrote),
     before the widgets are drawn: imported files kept on the server come back first, so the
     tokenizer the link names can be one of them."""
-    params = state.url_params()
-    seen = tuple(sorted(params.items()))
-    if not params or seen == state.widget_value(K.URL_SEEN) or state.is_echo(params):
+    params = state.link_to_open(state.widget_value(K.URL_SEEN))
+    if params is None:
         return
+    seen = tuple(sorted(params.items()))
     state.set_widget(K.URL_SEEN, seen)
     link, msgs = inspect_link.parse_link(params)
     unknown = [n for n in params if n not in inspect_link.URL_KEYS]

@@ -38,10 +38,10 @@ default = [k for k in (f"pretrained:{n}" for n in DEFAULT_PRETRAINED) if k in av
 
 def open_link() -> None:
     """Apply the address's parameters once (when they differ from what this page last wrote)."""
-    params = state.url_params()
-    seen = tuple(sorted(params.items()))
-    if not params or seen == state.widget_value(K.URL_SEEN) or state.is_echo(params):
+    params = state.link_to_open(state.widget_value(K.URL_SEEN))
+    if params is None:
         return
+    seen = tuple(sorted(params.items()))
     state.set_widget(K.URL_SEEN, seen)
     link, msgs = token_tax.parse_link(params, list(available), [lang.code for lang in langs])
     unknown = [n for n in params if n not in token_tax.URL_KEYS]

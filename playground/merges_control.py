@@ -179,11 +179,11 @@ def preset_of(results: Optional[Results]) -> Optional[str]:
 
 def open_link(results: Optional[Results]) -> tuple[Optional[Results], list[str]]:
     """Apply the URL's parameters once (when they differ from what this page last wrote)."""
-    params = state.url_params()
-    seen = tuple(sorted(params.items()))
     view = get_view()
-    if not params or seen == view.url or state.is_echo(params):
+    params = state.link_to_open(view.url)
+    if params is None:
         return results, []
+    seen = tuple(sorted(params.items()))
     request, msgs = stepper.parse_url(params, [p.key for p in presets.PRESETS])
     if request.preset is not None:
         current = preset_of(results)

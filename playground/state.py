@@ -623,6 +623,16 @@ def _remember_written(params: Mapping[str, str], session: Optional[MutableMappin
     ss[_URL_WRITTEN] = written
 
 
+def link_to_open(last_seen: Optional[tuple]) -> Optional[dict[str, str]]:
+    """The page's own parameters when the address holds a link to open: there are some, they are
+    not the ones the page last read or wrote (`last_seen`, their sorted items), and they are not an
+    echo of this session's recent writes (is_echo). Else None."""
+    params = url_params()
+    if not params or tuple(sorted(params.items())) == last_seen or is_echo(params):
+        return None
+    return params
+
+
 def is_echo(params: Mapping[str, str], session: Optional[MutableMapping] = None) -> bool:
     """The page's parameters are ones this session wrote in the last ECHO_SECONDS: the browser's
     address lagging behind, not a link to open."""
