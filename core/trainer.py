@@ -340,6 +340,8 @@ class _Trainer:
         self.heap: list = []
         self.top: list = []    # the best entries, out of the heap (see _pop_best)
         self._count_initial_pairs()
+        if _fast is not None and self.fast:   # the compiled loop reads the words from C arrays
+            self.words = _fast.Words(self.words, self.counts)
 
     # -- setup
 
@@ -541,10 +543,14 @@ class _Trainer:
 
         # The words the pair is in, rebuilt (the one loop whose cost grows with the corpus): the
         # compiled fast path when it is built (core/fast), the same steps in Python otherwise.
-        merge_words = _fast.merge_words if _fast is not None and self.fast else self._merge_words
-        changes, recompute, earlier, changed, changed_total, merged_tokens = merge_words(
-            self.pair_words.pop(p), self.words, self.counts, a, b, ab, self.pair_words, self.first_key,
-            self.units, self.rule == "first", MAX_CHANGED_WORDS, ChangedWord)
+        if _fast is not None and self.fast:   # self.words is a _fast.Words, which holds the counts too
+            changes, recompute, earlier, changed, changed_total, merged_tokens = _fast.merge_words(
+                self.pair_words.pop(p), self.words, a, b, ab, self.pair_words, self.first_key,
+                self.units, self.rule == "first", MAX_CHANGED_WORDS, ChangedWord)
+        else:
+            changes, recompute, earlier, changed, changed_total, merged_tokens = self._merge_words(
+                self.pair_words.pop(p), self.words, self.counts, a, b, ab, self.pair_words, self.first_key,
+                self.units, self.rule == "first", MAX_CHANGED_WORDS, ChangedWord)
         freq = self.symbol_freq
         pair_count, pair_words, first_key = self.pair_count, self.pair_words, self.first_key
         freq[a] -= merged_tokens
@@ -555,21 +561,26 @@ class _Trainer:
         changes.pop(p, None)  # the merged pair is gone from every word it was in
         recompute.discard(p)
         likelihood, symbol_pairs = self.likelihood, self.symbol_pairs
-        apply_changes = _fast.apply_changes if _fast is not None and self.fast else self._apply_changes
-        apply_changes(changes, pair_count, pair_words, first_key, recompute, likelihood, symbol_pairs)
-        pair_count.pop(p, None)
-        first_key.pop(p, None)
-        for q in recompute:
-            first_key[q] = self._first_occurrence(q)
-        # What may have a new value: the pairs whose counts moved (`recompute` and `earlier` are
-        # among them), the merged pair, and for likelihood every pair of a symbol whose
-        # frequency moved.
-        dirty = set(changes)
-        dirty.add(p)
-        if likelihood:
-            for s in (a, b, ab):
-                dirty.update(symbol_pairs.get(s, ()))
-        self._revalue(dirty, earlier)
+        if _fast is not None and self.fast:   # the steps below, pair by pair in one compiled pass
+            _fast.settle_merge(changes, p, (a, b, ab), earlier, recompute, self._first_occurrence, pair_count,
+                               pair_words, first_key, symbol_pairs, self.pair_value, self.value_hist,
+                               self.symbol_freq, self.heap, likelihood, self.min_freq, TIE_RULES.index(self.rule),
+                               vocab, _Descending)
+        else:
+            self._apply_changes(changes, pair_count, pair_words, first_key, recompute, likelihood, symbol_pairs)
+            pair_count.pop(p, None)
+            first_key.pop(p, None)
+            for q in recompute:
+                first_key[q] = self._first_occurrence(q)
+            # What may have a new value: the pairs whose counts moved (`recompute` and `earlier`
+            # are among them), the merged pair, and for likelihood every pair of a symbol whose
+            # frequency moved.
+            dirty = set(changes)
+            dirty.add(p)
+            if likelihood:
+                for s in (a, b, ab):
+                    dirty.update(symbol_pairs.get(s, ()))
+            self._revalue(dirty, earlier)
         pair_value = self.pair_value
         if len(self.heap) > 4 * len(pair_value) + 100_000:
             self.heap = [self._entry(q) for q in pair_value]
@@ -689,7 +700,7 @@ class _Trainer:
     @staticmethod
     def _apply_changes(changes, pair_count, pair_words, first_key, recompute, likelihood, symbol_pairs) -> None:
         """Add a merge's count deltas to pair_count; a pair whose count reaches 0 leaves every
-        index. core/fast/_merge.pyx's apply_changes is this compiled."""
+        index. core/fast/_merge.pyx's settle_merge does this, pair by pair, with what follows it."""
         for q, d in changes.items():
             n = pair_count.get(q, 0) + d
             if n > 0:

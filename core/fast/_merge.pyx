@@ -4,11 +4,12 @@ _Trainer._count_pairs, step for step (same arguments, same results, same updates
 The Python methods are the reference; tests/core/test_fast_path.py checks that both give the
 same trace for every model and tie rule. Built by core/fast/build.py (`make fast`); optional.
 
-What is compiled: each word is read once into a C array of symbol ids, scanned for the pair in
-C, and rebuilt from the old list's own int objects. Pair counts, word lists and the trace stay
-the Python dicts and lists the rest of the trainer reads.
+What is compiled: the words live in C arrays (Words), where a merge scans each word for the pair
+and rebuilds it in place; the pair counts are summed in C and each merge's bookkeeping (counts,
+values, the queue) is one pass (settle_merge). Pair counts, pair word lists, values and the trace
+stay the Python dicts and lists the rest of the trainer reads.
 """
-from cpython.list cimport PyList_New, PyList_SET_ITEM, PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.ref cimport Py_INCREF, PyObject
 from cpython.long cimport PyLong_AsLong
 from libc.stdlib cimport calloc, malloc, realloc, free
@@ -18,10 +19,9 @@ from math import gcd
 
 
 cdef class _Buffers:
-    """Scratch arrays for one word: its symbol ids; the rebuilt word as positions in the old one
+    """Scratch arrays for one word: the rebuilt word as positions in the old one
     (-1: the merged token); the pairs it gains and loses (indices into the merge's _PairTable)
     and where each gained one starts in the rebuilt word."""
-    cdef long* syms
     cdef Py_ssize_t* src
     cdef Py_ssize_t* created
     cdef Py_ssize_t* created_at
@@ -30,7 +30,6 @@ cdef class _Buffers:
 
     def __cinit__(self):
         self.cap = 0
-        self.syms = NULL
         self.src = NULL
         self.created = NULL
         self.created_at = NULL
@@ -38,7 +37,6 @@ cdef class _Buffers:
 
     cdef int grow(self, Py_ssize_t n) except -1:
         cdef Py_ssize_t cap = max(n, 2 * self.cap, 64)
-        self.syms = <long*>_grown(self.syms, cap * sizeof(long))
         self.src = <Py_ssize_t*>_grown(self.src, cap * sizeof(Py_ssize_t))
         self.created = <Py_ssize_t*>_grown(self.created, 2 * cap * sizeof(Py_ssize_t))
         self.created_at = <Py_ssize_t*>_grown(self.created_at, 2 * cap * sizeof(Py_ssize_t))
@@ -47,7 +45,6 @@ cdef class _Buffers:
         return 0
 
     def __dealloc__(self):
-        free(self.syms)
         free(self.src)
         free(self.created)
         free(self.created_at)
@@ -132,15 +129,71 @@ cdef class _PairTable:
 _UNSEEN = object()
 
 
-cdef inline object _at(list old, Py_ssize_t k, object ab):
-    return <object>PyList_GET_ITEM(old, k) if k >= 0 else ab
+cdef struct _Slot:
+    Py_ssize_t start     # where the word's symbols begin in Words.syms
+    Py_ssize_t length    # how many it has now (merges only shorten a word, in place)
+    long long count
 
 
-def merge_words(list word_list, list words, list counts, object a_obj, object b_obj, object ab_obj,
+cdef class Words:
+    """The trainer's words for the compiled loop: every word's symbol ids in one C array, each word
+    in its own slot, and each word's slot (start, length, count) in another. A merge reads a word
+    straight from these; as Python lists (a list object, its item array, an int object for its
+    count), each word a merge visits cost several cache misses, most of merge_words' time on
+    the 8 MB corpora. Read as a sequence (len, words[i], iteration) it gives the lists the pure-
+    Python trainer keeps, for the few places that read a whole word (_first_occurrence, the final
+    tokens). `ids` holds one int object per symbol id, so pair tuples share them."""
+    cdef int* syms
+    cdef _Slot* slots
+    cdef readonly Py_ssize_t n
+    cdef list ids
+
+    def __cinit__(self, list words, list counts):
+        cdef Py_ssize_t total = 0, wi, k, start = 0, top = 0
+        cdef list w
+        self.n = len(words)
+        for w in words:
+            total += PyList_GET_SIZE(w)
+        self.syms = <int*>malloc(max(total, 1) * sizeof(int))
+        self.slots = <_Slot*>malloc(max(self.n, 1) * sizeof(_Slot))
+        if self.syms == NULL or self.slots == NULL:
+            raise MemoryError()
+        for wi in range(self.n):
+            w = <list>words[wi]
+            self.slots[wi].start = start
+            self.slots[wi].length = PyList_GET_SIZE(w)
+            self.slots[wi].count = counts[wi]
+            for k in range(PyList_GET_SIZE(w)):
+                self.syms[start + k] = PyLong_AsLong(<object>PyList_GET_ITEM(w, k))
+                top = max(top, self.syms[start + k])
+            start += PyList_GET_SIZE(w)
+        self.ids = list(range(top + 1))
+
+    def __dealloc__(self):
+        free(self.syms)
+        free(self.slots)
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, Py_ssize_t wi):
+        if wi < 0 or wi >= self.n:
+            raise IndexError(wi)
+        cdef int* syms = self.syms + self.slots[wi].start
+        return [self._id(syms[k]) for k in range(self.slots[wi].length)]
+
+    cdef object _id(self, long x):
+        while PyList_GET_SIZE(self.ids) <= x:
+            self.ids.append(PyList_GET_SIZE(self.ids))
+        return <object>PyList_GET_ITEM(self.ids, x)
+
+
+def merge_words(list word_list, Words words, object a_obj, object b_obj, object ab_obj,
                 dict pair_words, dict first_key, list units, bint track_first, Py_ssize_t max_changed,
                 changed_word):
-    """See core/trainer.py, _Trainer._merge_words. Symbol ids must fit in 31 bits and the count
-    deltas in 63 (the trainer checks its total tokens before choosing this path)."""
+    """See core/trainer.py, _Trainer._merge_words (there with the words and counts as lists). Symbol
+    ids must fit in 31 bits and the count deltas in 63 (the trainer checks its total tokens
+    before choosing this path)."""
     cdef long a = a_obj, b = b_obj, ab = ab_obj, prev
     cdef long long c_ll, merged_ll = 0
     cdef set recompute = set()
@@ -151,26 +204,28 @@ def merge_words(list word_list, list words, list counts, object a_obj, object b_
     cdef _PairTable table = _PairTable()
     cdef Py_ssize_t n, i, j, k, nn, occ, merged_until, wi, t, x, ncreated, nlost
     cdef bint has_a
-    cdef long* syms
+    cdef int* syms
+    cdef _Slot* slot
     cdef Py_ssize_t* src
-    cdef list old, new, lst, tuples = table.tuples, lists = table.lists
-    cdef object c, q, prev_obj, nxt, cur, cand, o
+    cdef list lst, tuples = table.tuples, lists = table.lists
+    cdef object q, prev_obj, nxt, cur, cand, o, before
+    a_obj, b_obj, ab_obj = words._id(a), words._id(b), words._id(ab)
     for wi_obj in word_list:
         wi = wi_obj
-        old = <list>words[wi]
-        n = PyList_GET_SIZE(old)
-        if n > buf.cap:
-            buf.grow(n)
-        syms, src = buf.syms, buf.src
+        slot = &words.slots[wi]
+        syms = words.syms + slot.start
+        n = slot.length
         has_a = False
         for k in range(n):
-            syms[k] = PyLong_AsLong(<object>PyList_GET_ITEM(old, k))
             if syms[k] == a:
                 has_a = True
+                break
         if not has_a:
             continue  # stale index entry
-        c = counts[wi]
-        c_ll = c
+        if n > buf.cap:
+            buf.grow(n)
+        src = buf.src
+        c_ll = slot.count
         ncreated = 0
         nlost = 0
         nn = 0
@@ -197,8 +252,8 @@ def merge_words(list word_list, list words, list counts, object a_obj, object b_
                 ncreated -= 1  # `a b a b`: the (ab, a) the last merge made is merged away
             if nn:
                 x = src[nn - 1]
-                prev_obj = _at(old, x, ab_obj)
                 prev = syms[x] if x >= 0 else ab
+                prev_obj = words._id(prev)
                 t = table.index(prev_obj, prev, a_obj, a)
                 table.deltas[t] -= c_ll
                 buf.lost[nlost] = t
@@ -209,7 +264,7 @@ def merge_words(list word_list, list words, list counts, object a_obj, object b_
                 buf.created_at[ncreated] = nn - 1
                 ncreated += 1
             if j + 2 < n:
-                nxt = <object>PyList_GET_ITEM(old, j + 2)
+                nxt = words._id(syms[j + 2])
                 t = table.index(b_obj, b, nxt, syms[j + 2])
                 table.deltas[t] -= c_ll
                 buf.lost[nlost] = t
@@ -228,16 +283,16 @@ def merge_words(list word_list, list words, list counts, object a_obj, object b_
         for k in range(i, n):
             src[nn] = k
             nn += 1
-        new = PyList_New(nn)
+        before = words[wi] if len(changed) < max_changed else None
+        # rebuilt in place: src[k] >= k, so each symbol is read before its place is written
         for k in range(nn):
-            o = _at(old, src[k], ab_obj)
-            Py_INCREF(o)
-            PyList_SET_ITEM(new, k, o)
-        words[wi] = new
+            x = src[k]
+            syms[k] = ab if x < 0 else syms[x]
+        slot.length = nn
         changed_total += 1
         merged_ll += occ * c_ll
-        if len(changed) < max_changed:
-            changed.append(changed_word(tuple(old), tuple(new), c))
+        if before is not None:
+            changed.append(changed_word(tuple(before), tuple(words[wi]), slot.count))
         for t in range(ncreated):
             x = buf.created[t]
             o = <object>PyList_GET_ITEM(lists, x)
@@ -266,7 +321,7 @@ def merge_words(list word_list, list words, list counts, object a_obj, object b_
                     k = buf.created_at[t]
                     o = 0
                     for j in range(k):
-                        o += units[<object>PyList_GET_ITEM(new, j)]
+                        o += units[syms[j]]
                     cand = (wi_obj, o)
                     if cur is None or cand < cur:
                         first_key[q] = cand
@@ -339,10 +394,70 @@ def count_initial_pairs(list words, list counts, list freq, dict pair_count, dic
         free(total)
 
 
-def apply_changes(dict changes, dict pair_count, dict pair_words, dict first_key, set recompute,
-                  bint likelihood, dict symbol_pairs):
-    """See core/trainer.py, _Trainer._apply_changes."""
-    cdef object q, d, n, m
+cdef int _revalue_one(object q, object c, object earlier, bint queue, dict pair_value, dict hist, list freq,
+                      list heap, bint likelihood, object min_freq, int rule, dict first_key, list vocab,
+                      object descending) except -1:
+    """One pair of _Trainer._revalue_pairs, given its current count c (0: gone)."""
+    cdef object old, n, d, g, v, k
+    cdef bint better
+    old = pair_value.pop(q, None)
+    if old is not None:
+        n = hist[old] - 1
+        if n:
+            hist[old] = n
+        else:
+            del hist[old]
+    if c < min_freq:
+        return 0
+    if likelihood:
+        d = freq[q[0]] * freq[q[1]]
+        g = gcd(c, d)
+        v = (c // g, d // g)
+        better = old is None or v[0] * old[1] > old[0] * v[1]
+    else:
+        v = c
+        better = old is None or c > old
+    pair_value[q] = v
+    hist[v] = hist.get(v, 0) + 1
+    if queue and (better or q in earlier):
+        if rule == 0:
+            k = first_key[q]
+        elif rule == 1:
+            k = q
+        else:
+            k = (vocab[q[0]], vocab[q[1]])
+        if likelihood:
+            heappush(heap, (-v[0] / v[1], descending(v), k[0], k[1], q[0], q[1]))
+        else:
+            heappush(heap, (-v, 0, k[0], k[1], q[0], q[1]))
+    return 0
+
+
+def revalue(pairs, earlier, bint queue, dict pair_value, dict pair_count, dict hist, list freq, list heap,
+            bint likelihood, min_freq, int rule, dict first_key, list vocab, descending):
+    """See core/trainer.py, _Trainer._revalue_pairs; a heap entry is built here as _Trainer._entry
+    builds it (rule: the index in TIE_RULES = first, hf, lexical; descending: _Descending)."""
+    for q in pairs:
+        _revalue_one(q, pair_count.get(q, 0), earlier, queue, pair_value, hist, freq, heap, likelihood,
+                     min_freq, rule, first_key, vocab, descending)
+
+
+def settle_merge(dict changes, object p, tuple symbols, set earlier, set recompute, first_occurrence,
+                 dict pair_count, dict pair_words, dict first_key, dict symbol_pairs, dict pair_value, dict hist,
+                 list freq, list heap, bint likelihood, min_freq, int rule, list vocab, descending):
+    """What core/trainer.py's _Trainer.merge does after merge_words, in one pass over the changes
+    instead of three (_apply_changes, the `recompute` loop, _revalue of the dirty set): each pair's
+    count is updated, its first occurrence looked up again if it moved (first_occurrence), and its
+    value revalued at once, so each pair's dict entries are found while they are in cache. Then
+    the merged pair p, and for likelihood the other pairs of the three symbols (`symbols`: a, b,
+    ab) whose frequency moved. Every pair is revalued once, as in the dirty set; revaluing a pair
+    reads only its own count, first occurrence and symbol frequencies, so the order does not change
+    the result (heap entries are totally ordered)."""
+    cdef object q, d, m, n, s
+    cdef set moved
+    cdef bint track_first = bool(recompute)
+    pair_count.pop(p, None)
+    first_key.pop(p, None)
     for q, d in changes.items():
         m = pair_count.get(q)
         n = (0 if m is None else m) + d
@@ -351,6 +466,8 @@ def apply_changes(dict changes, dict pair_count, dict pair_words, dict first_key
                 symbol_pairs.setdefault(q[0], set()).add(q)
                 symbol_pairs.setdefault(q[1], set()).add(q)
             pair_count[q] = n
+            if track_first and q in recompute:
+                first_key[q] = first_occurrence(q)
         else:
             pair_count.pop(q, None)
             pair_words.pop(q, None)
@@ -358,44 +475,16 @@ def apply_changes(dict changes, dict pair_count, dict pair_words, dict first_key
             if likelihood:
                 symbol_pairs.get(q[0], set()).discard(q)
                 symbol_pairs.get(q[1], set()).discard(q)
-            recompute.discard(q)
-
-
-def revalue(pairs, earlier, bint queue, dict pair_value, dict pair_count, dict hist, list freq, list heap,
-            bint likelihood, min_freq, int rule, dict first_key, list vocab, descending):
-    """See core/trainer.py, _Trainer._revalue_pairs; a heap entry is built here as _Trainer._entry
-    builds it (rule: the index in TIE_RULES = first, hf, lexical; descending: _Descending)."""
-    cdef object q, old, n, c, d, g, v, k
-    cdef bint better
-    for q in pairs:
-        old = pair_value.pop(q, None)
-        if old is not None:
-            n = hist[old] - 1
-            if n:
-                hist[old] = n
-            else:
-                del hist[old]
-        c = pair_count.get(q, 0)
-        if c < min_freq:
-            continue
-        if likelihood:
-            d = freq[q[0]] * freq[q[1]]
-            g = gcd(c, d)
-            v = (c // g, d // g)
-            better = old is None or v[0] * old[1] > old[0] * v[1]
-        else:
-            v = c
-            better = old is None or c > old
-        pair_value[q] = v
-        hist[v] = hist.get(v, 0) + 1
-        if queue and (better or q in earlier):
-            if rule == 0:
-                k = first_key[q]
-            elif rule == 1:
-                k = q
-            else:
-                k = (vocab[q[0]], vocab[q[1]])
-            if likelihood:
-                heappush(heap, (-v[0] / v[1], descending(v), k[0], k[1], q[0], q[1]))
-            else:
-                heappush(heap, (-v, 0, k[0], k[1], q[0], q[1]))
+            n = 0
+        _revalue_one(q, n, earlier, True, pair_value, hist, freq, heap, likelihood, min_freq, rule, first_key,
+                     vocab, descending)
+    _revalue_one(p, 0, earlier, True, pair_value, hist, freq, heap, likelihood, min_freq, rule, first_key, vocab,
+                 descending)
+    if likelihood:
+        moved = set()
+        for s in symbols:
+            moved.update(symbol_pairs.get(s, ()))
+        for q in moved:
+            if q not in changes and q != p:
+                _revalue_one(q, pair_count.get(q, 0), earlier, True, pair_value, hist, freq, heap, likelihood,
+                                 min_freq, rule, first_key, vocab, descending)
