@@ -354,7 +354,14 @@ class _Trainer:
             for p in pair_count:
                 self.symbol_pairs.setdefault(p[0], set()).add(p)
                 self.symbol_pairs.setdefault(p[1], set()).add(p)
-        self._revalue(pair_count, queue=False)
+        if _fast is not None and self.fast and not self.likelihood and self.min_freq <= 1:
+            # every pair is eligible and its value is its count: the compiled loop keeps one dict
+            # for both (core/fast/_merge.pyx, _settle_counts)
+            self.pair_value = pair_count
+            for c in pair_count.values():
+                self.value_hist[c] = self.value_hist.get(c, 0) + 1
+        else:
+            self._revalue(pair_count, queue=False)
         self.heap = [self._entry(p) for p in self.pair_value]
         heapq.heapify(self.heap)
 
