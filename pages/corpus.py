@@ -473,3 +473,6 @@ if results is not None:
             st.page_link("pages/unigram.py", label="Step through Unigram", icon=":material/account_tree:")
         st.page_link("pages/compare.py", label="Compare the tokenizers", icon=":material/compare_arrows:")
         st.page_link("pages/inspect.py", label="Inspect an encoding", icon=":material/search:")
+
+if state.get_corpus() is not None:   # the browser loads the charts' code while this page is read
+    merges_control.warm_browser()

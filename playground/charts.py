@@ -100,6 +100,12 @@ def _frame(fig: go.Figure, **layout) -> go.Figure:
     return fig
 
 
+def placeholder_chart() -> go.Figure:
+    """One bar, never seen: drawn hidden so that the browser loads Plotly's code before a page needs
+    it (merges_control.warm_browser)."""
+    return _frame(go.Figure(go.Bar(x=["a"], y=[1])), height=120, margin=dict(l=0, r=0, t=0, b=0))
+
+
 def _value(c, score_rule: Optional[str]):
     return float(c.score) if score_rule == "likelihood" else c.count
 

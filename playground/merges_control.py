@@ -261,6 +261,7 @@ KEYS_JS = Path(__file__).with_name("merges_keys.js")
 KEYS_BOX = "merges_keys"     # the container of the script; style.css hides it (.st-key-merges_keys)
 STATE_BOX = "merges_state"   # the container of the marker, in the page's fragment; hidden as well
 TREE_WARM_BOX = "merges_tree_warm"   # step 0's hidden one-node graph (the browser's Graphviz loaded early)
+CHART_WARM_BOX = "merges_chart_warm"   # the Corpus page's hidden chart (the browser's Plotly loaded early)
 
 
 def state_marker(step: int, last: int, playing: bool, speed: float, keys: str = "merges") -> str:
@@ -325,6 +326,17 @@ def token_text(trace: Trace, facts: TraceFacts, token: str) -> str:
     made = facts.made_at.get(token)
     word = labels.step_word(facts.tokenizer, stepper.step_at(trace, made)) if made else ""
     return labels.labeller(trace, facts.tokenizer)([token], word)[0].shown
+
+
+def warm_browser() -> None:
+    """A hidden Plotly chart on the Corpus page once it has a corpus. The browser loads Plotly's
+    code (a few MB of script) the first time a page draws a Plotly chart: without this that was the
+    Merges page's training curves, and the code arrived and ran after that page had been drawn,
+    in the first Next (about 0.7 s of a first step 2.5x as long as the others on the KJV,
+    bench/browser.py). Loaded here, it runs while the corpus is read and trained."""
+    with st.container(key=CHART_WARM_BOX):
+        st.plotly_chart(charts.placeholder_chart(), key=f"{CHART_WARM_BOX}_chart", theme="streamlit",
+                        config={"displayModeBar": False})
 
 
 def warm(results: Results, corpus: Optional[Corpus]) -> None:

@@ -2,10 +2,14 @@
 is on screen (the button names its corpus, pasted text trains in one click, never the previous
 corpus silently); a hint for scripts without spaces that switches the pre-tokenizer in one click;
 vocabulary sizes that follow the corpus; why the alphabets differ in size."""
+from pathlib import Path
+
 from streamlit.testing.v1 import AppTest
 
 from playground import state
 from tests.app.conftest import new_app
+
+STYLE = Path(__file__).resolve().parents[2] / "playground" / "style.css"
 # 60 lines of Chinese and English, as in the report: an alphabet of hundreds of characters
 CHINESE = "".join(chr(0x4E00 + (i * 37 + j * 11) % 2500) for i in range(60) for j in range(9))
 MIXED = "\n".join(f"{CHINESE[i * 9:(i + 1) * 9]}是第{i}行。line {i} of the text" if i % 6 == 0
@@ -97,3 +101,15 @@ def test_settings_reach_the_browser_in_every_run():
     run(at.button(key="corpus_train").click())
     assert "Trained all three" in [s.label for s in at.status] or state.get_results(at.session_state) is not None
     assert state.get_settings(at.session_state).bpe.vocab_size == 500
+
+
+def test_the_charts_code_is_loaded_once_there_is_a_corpus():
+    """Once a corpus is loaded, the Corpus page draws one hidden chart (style.css hides its box), so
+    the browser has Plotly's code before the Merges page needs it; on the first screen it draws none."""
+    at = new_app()
+    assert not at.get("plotly_chart")
+    run(at.button(key="corpus_start_seed-000").click())
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    hidden = [rule for rule in STYLE.read_text(encoding="utf-8").splitlines() if rule.endswith("{display:none}")]
+    assert any(".st-key-merges_chart_warm" in rule for rule in hidden)
