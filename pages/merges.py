@@ -173,7 +173,7 @@ def _curves(trace: Trace, k: int, facts: mc.TraceFacts) -> None:
     # the figure is the same at every step (the browser keeps it as drawn); the step's mark is a
     # few spans laid over it (style.css: .st-key-merges_curve_marks)
     with st.container(key=K.CURVES_BOX):
-        _plot(charts.training_curves(trace, None, facts.curves), key=K.CURVES)
+        _plot(facts.curves_chart, key=K.CURVES)
         with st.container(key=K.CURVE_MARKS):
             st.html(charts.curve_marks(facts.curves, k))
     st.caption("Over the whole training: the corpus shrinks to fewer, longer tokens as the vocabulary grows by "

@@ -42,6 +42,9 @@ class TraceFacts:
     merged: tuple[str, ...]
     made_at: dict
     tokenizer: object = None     # the whole trace as a Tokenizer (token_bytes: labels of any script)
+    # the training curves' figure: the same at every step (the step is marked over it), built
+    # once (20-40 ms a step when it was built at every step); Streamlit only reads it
+    curves_chart: object = None
 
 
 def trace_key(results: Results, trace: Trace) -> str:
@@ -53,9 +56,11 @@ def trace_key(results: Results, trace: Trace) -> str:
 
 @st.cache_resource(max_entries=training.MAX_TRACES, show_spinner=False)
 def facts(key: str, _trace: Trace) -> TraceFacts:
-    return TraceFacts(token_ids=_trace.token_to_id, curves=charts.curve_data(_trace),
+    curves = charts.curve_data(_trace)
+    return TraceFacts(token_ids=_trace.token_to_id, curves=curves,
                       merged=stepper.merged_tokens(_trace), made_at=_trace.made_at,
-                      tokenizer=stepper.tokenizer_at(_trace, len(_trace.steps)))
+                      tokenizer=stepper.tokenizer_at(_trace, len(_trace.steps)),
+                      curves_chart=charts.training_curves(_trace, None, curves))
 
 
 def facts_of(results: Results, trace: Trace) -> TraceFacts:
