@@ -95,12 +95,9 @@ def _step_charts(trace: Trace, k: int, facts: mc.TraceFacts, top: Optional[int] 
     step = stepper.step_at(trace, k)
     if step is None or not step.candidates:
         return
-    rule = trace.config.score_rule
-    by = "score" if rule == "likelihood" else "count"
+    by = "score" if trace.config.score_rule == "likelihood" else "count"
     shown = min(len(step.candidates), top or len(step.candidates))
-    fig = charts.pair_frequency_chart(step, rule, top=top)
-    mc.readable_pairs(fig, trace, step, facts, shown, by)
-    _plot(fig, key=K.pairs(model))
+    _plot(mc.pair_chart(trace, facts, k, top), key=K.pairs(model))
     tie = (f"the pairs tied with it in orange ({step.tied:,} pairs shared the top {by} in all)" if step.tied > 1
            else f"no other pair had its {by}")
     st.caption(f"The {shown} best pairs at this step by {by}: the winner in red, {tie}.")

@@ -2,13 +2,15 @@
 link (query parameters) that reopens a view, the background drawing of the next step, and
 autoplay. pages/merges.py draws; this module decides what it shows.
 
-    facts_of(results, trace), corpus_view(...)  cached per trace (and step): once for every session
-    prefetch(...)                         draws the next step's corpus in a background thread
+    facts_of(results, trace), corpus_view(...), pair_chart(...)
+                                          cached per trace (and step): once for every session
+    prefetch(...)                         draws the next step's corpus and pair chart in a background thread
     get_get_view(), set_view(...), go_to(step)    the view (state.MergesView) and the steps (state.get_step)
     on_nav, on_slider, on_play, ...       the controls' callbacks
     open_link(results), write_link(...)   the URL: applied once when it changes, written back each run
     state_marker(...), keys_script()      keys and autoplay, run by the browser (merges_keys.js)
     warm(results)                         right after training: what the first steps need, drawn ahead
+    warm_browser()                        the Corpus page's hidden chart: the browser loads Plotly's code early
 
 Pure helpers (what a step says and shows, the URL's parsing) are in stepper.py; charts in charts.py.
 """
@@ -45,6 +47,7 @@ class TraceFacts:
     # the training curves' figure: the same at every step (the step is marked over it), built
     # once (20-40 ms a step when it was built at every step); Streamlit only reads it
     curves_chart: object = None
+    key: str = ""                # trace_key: what the per-step caches below are keyed by
 
 
 def trace_key(results: Results, trace: Trace) -> str:
@@ -60,11 +63,28 @@ def facts(key: str, _trace: Trace) -> TraceFacts:
     return TraceFacts(token_ids=_trace.token_to_id, curves=curves,
                       merged=stepper.merged_tokens(_trace), made_at=_trace.made_at,
                       tokenizer=stepper.tokenizer_at(_trace, len(_trace.steps)),
-                      curves_chart=charts.training_curves(_trace, None, curves))
+                      curves_chart=charts.training_curves(_trace, None, curves), key=key)
 
 
 def facts_of(results: Results, trace: Trace) -> TraceFacts:
     return facts(trace_key(results, trace), trace)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _pair_chart(key: str, k: int, top: Optional[int], _trace: Trace, _facts: TraceFacts):
+    step = stepper.step_at(_trace, k)
+    rule = _trace.config.score_rule
+    shown = min(len(step.candidates), top or len(step.candidates))
+    fig = charts.pair_frequency_chart(step, rule, top=top)
+    readable_pairs(fig, _trace, step, _facts, shown, "score" if rule == "likelihood" else "count")
+    return fig
+
+
+def pair_chart(trace: Trace, facts: TraceFacts, k: int, top: Optional[int] = None):
+    """Step k's pair chart (k >= 1, a step with candidates), finished: cached per trace, step and
+    number of bars, and the next step's built in the background with its corpus (prefetch), so a
+    Next finds it ready. Streamlit only reads the figure."""
+    return _pair_chart(facts.key, k, top, trace, facts)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -233,16 +253,20 @@ def write_link(results: Results, view: state.MergesView, step: int) -> None:
         set_view(url=seen)
 
 
-def prefetch(key: str, step: int, source: str, trace: Trace, text: Optional[str]) -> None:
-    """Draw the next step's corpus in the background while the presenter talks: the next Next (or
-    autoplay tick) then finds it cached. The cache's per-key lock makes a run that asks for it
-    meanwhile wait for this computation instead of repeating it."""
+def prefetch(key: str, step: int, source: str, trace: Trace, text: Optional[str],
+             facts: Optional[TraceFacts] = None) -> None:
+    """Draw the next step's corpus (and, given the trace's facts, its pair chart) in the
+    background while the presenter talks: the next Next (or autoplay tick) then finds them cached.
+    The caches' per-key locks make a run that asks for one meanwhile wait for this computation
+    instead of repeating it."""
     if step > len(trace.steps):
         return
 
     def work() -> None:
         try:
             corpus_view(key, step, source, trace, text)
+            if facts is not None and step >= 1 and trace.steps[step - 1].candidates:
+                pair_chart(trace, facts, step)
         except Exception:   # noqa: BLE001 -- the page itself will show the error if it asks for this step
             pass
     threading.Thread(target=work, name="merges-prefetch", daemon=True).start()
@@ -258,7 +282,7 @@ def corpus_at(results: Results, trace: Trace, k: int) -> tuple[stepper.CorpusVie
     source = "text" if text is not None else "words"
     key = trace_key(results, trace)
     cv = corpus_view(key, k, source, trace, text)
-    prefetch(key, k + 1, source, trace, text)
+    prefetch(key, k + 1, source, trace, text, facts_of(results, trace))
     return cv, same
 
 
