@@ -370,7 +370,8 @@ def warm_browser() -> None:
 
 def warm(results: Results, corpus: Optional[Corpus]) -> None:
     """Right after training: in the background, what the Merges page's first steps need (each
-    trace's facts, the corpus drawn at steps 0 and 1), so its first Next is quick even on the KJV."""
+    trace's facts, the corpus drawn at steps 0 and 1, step 1's pair chart), so its first Next is
+    quick even on the KJV."""
     same = corpus is not None and corpus.digest == results.corpus_digest
     text = corpus.text if same else None
     source = "text" if text is not None else "words"
@@ -385,6 +386,8 @@ def warm(results: Results, corpus: Optional[Corpus]) -> None:
                 for k in (0, 1):
                     if k <= len(trace.steps):
                         corpus_view(key, k, source, trace, text)
+                if trace.steps and trace.steps[0].candidates:
+                    pair_chart(trace, facts_of(results, trace), 1)
         except Exception:   # noqa: BLE001 -- the page computes (and reports) whatever is missing
             pass
     threading.Thread(target=work, name="merges-warm", daemon=True).start()
