@@ -398,15 +398,11 @@ cdef int _revalue_one(object q, object c, object earlier, bint queue, dict pair_
                       list heap, bint likelihood, object min_freq, int rule, dict first_key, list vocab,
                       object descending) except -1:
     """One pair of _Trainer._revalue_pairs, given its current count c (0: gone)."""
-    cdef object old, n, d, g, v, k
+    cdef object old, d, g, v, k
     cdef bint better
     old = pair_value.pop(q, None)
     if old is not None:
-        n = hist[old] - 1
-        if n:
-            hist[old] = n
-        else:
-            del hist[old]
+        _hist_drop(hist, old)
     if c < min_freq:
         return 0
     if likelihood:
@@ -420,12 +416,7 @@ cdef int _revalue_one(object q, object c, object earlier, bint queue, dict pair_
     pair_value[q] = v
     hist[v] = hist.get(v, 0) + 1
     if queue and (better or q in earlier):
-        if rule == 0:
-            k = first_key[q]
-        elif rule == 1:
-            k = q
-        else:
-            k = (vocab[q[0]], vocab[q[1]])
+        k = _tie_key(q, rule, first_key, vocab)
         if likelihood:
             heappush(heap, (-v[0] / v[1], descending(v), k[0], k[1], q[0], q[1]))
         else:
@@ -521,12 +512,7 @@ cdef int _settle_counts(dict changes, object p, set earlier, set recompute, firs
         if track_first and q in recompute:
             first_key[q] = first_occurrence(q)
         if m is None or n > m or q in earlier:
-            if rule == 0:
-                k = first_key[q]
-            elif rule == 1:
-                k = q
-            else:
-                k = (vocab[q[0]], vocab[q[1]])
+            k = _tie_key(q, rule, first_key, vocab)
             heappush(heap, (-n, 0, k[0], k[1], q[0], q[1]))
     return 0
 
@@ -538,3 +524,12 @@ cdef inline int _hist_drop(dict hist, object v) except -1:
     else:
         del hist[v]
     return 0
+
+
+cdef inline object _tie_key(object q, int rule, dict first_key, list vocab):
+    """_Trainer._tie_key (rule: the index in TIE_RULES = first, hf, lexical)."""
+    if rule == 0:
+        return first_key[q]
+    if rule == 1:
+        return q
+    return (vocab[q[0]], vocab[q[1]])
