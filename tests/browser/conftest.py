@@ -32,6 +32,10 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--no-first-run"]
 SERVER_START_TIMEOUT = 60
 WAIT = 120_000          # ms for any one wait: two cores shared with other test runs
+# every `expect` without a timeout of its own waits as long: Playwright's 5 s default failed a
+# clean-clone run whose Load preset run had been made (the address named the new corpus) but not
+# yet drawn. A passing expect returns as soon as it holds, so this only lengthens a failure.
+expect.set_options(timeout=WAIT)
 LARGE = {"width": 1600, "height": 1000}
 
 
