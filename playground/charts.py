@@ -136,7 +136,6 @@ def pair_frequency_chart(step: MergeStep, score_rule: Optional[str] = None, top:
         text = [f"{float(c.score):.3g}" for c in cands]
         hover = [f"{pair_label(c.pair)}: score {float(c.score):.4g}, count {c.count:,}" for c in cands]
     labels = [pair_label(c.pair) for c in cands]
-    width = NARROW_PAIR_LABEL_WIDTH if narrow else PAIR_LABEL_WIDTH
     fig = go.Figure(go.Bar(x=values[::-1], y=labels[::-1], orientation="h", marker_color=colours[::-1],
                            text=text[::-1], textposition="inside", insidetextanchor="end", textangle=0,
                            textfont=dict(size=16), customdata=hover[::-1],
@@ -149,8 +148,14 @@ def pair_frequency_chart(step: MergeStep, score_rule: Optional[str] = None, top:
                   xaxis=dict(title=_axis_title(what), automargin=True, nticks=3 if narrow else 4,
                              tickfont=dict(size=15 if narrow else TICK_SIZE), rangemode="tozero",
                              **(_counts(max(values, default=0)) if what == "count" else dict(tickformat=".2~g"))),
-                  yaxis=dict(automargin=True, tickvals=labels, ticktext=[shorten(p, width) for p in labels],
-                             tickfont=dict(size=15 if narrow else 16)))
+                  yaxis=dict(automargin=True, **pair_ticks(labels, narrow), tickfont=dict(size=15 if narrow else 16)))
+
+
+def pair_ticks(labels: list[str], narrow: bool = False) -> dict:
+    """A pair chart's y axis naming its bars `labels`, each cut to the column's width (the whole
+    pair is in the hover). Relabelled bars need these again: a tick stands at the label it names."""
+    width = NARROW_PAIR_LABEL_WIDTH if narrow else PAIR_LABEL_WIDTH
+    return dict(tickvals=labels, ticktext=[shorten(p, width) for p in labels])
 
 
 def count_vs_score_chart(step: MergeStep) -> go.Figure:

@@ -76,7 +76,8 @@ def _pair_chart(key: str, k: int, top: Optional[int], _trace: Trace, _facts: Tra
     rule = _trace.config.score_rule
     shown = min(len(step.candidates), top or len(step.candidates))
     fig = charts.pair_frequency_chart(step, rule, top=top)
-    readable_pairs(fig, _trace, step, _facts, shown, "score" if rule == "likelihood" else "count")
+    readable_pairs(fig, _trace, step, _facts, shown, "score" if rule == "likelihood" else "count",
+                   narrow=top is not None)
     return fig
 
 
@@ -334,15 +335,17 @@ def pair_labels(trace: Trace, step, facts: TraceFacts, top: int) -> list[tuple[s
     return out
 
 
-def readable_pairs(fig, trace: Trace, step, facts: TraceFacts, shown: int, by: str) -> None:
+def readable_pairs(fig, trace: Trace, step, facts: TraceFacts, shown: int, by: str, narrow: bool = False) -> None:
     """The pair chart (charts.pair_frequency_chart) with its title in words and, byte-level,
-    readable pair labels (the byte-alphabet spelling in the hover)."""
+    readable pair labels (the byte-alphabet spelling in the hover). `narrow`: the chart was drawn
+    for a narrow column (charts.pair_frequency_chart's `top`)."""
     if not trace.config.byte_level or facts.tokenizer is None or not fig.data:
         return
     pairs = pair_labels(trace, step, facts, shown)[::-1]
     if len(pairs) != len(fig.data[0].y):
         return
     fig.data[0].y = [p for p, _ in pairs]
+    fig.update_yaxes(**charts.pair_ticks([p for p, _ in pairs], narrow))
     fig.data[0].customdata = [a for _, a in pairs]
     fig.data[0].hovertemplate = "%{y}: %{x} (spelled %{customdata})<extra></extra>"
 

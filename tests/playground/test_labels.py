@@ -76,6 +76,21 @@ def test_pair_chart_labels_and_title():
     assert charts.top_pairs_title(8, "score") == "The top 8 pairs<br>by score"
 
 
+def test_byte_level_pair_chart_labels_every_bar():
+    """The pair chart of a byte-level trace names each bar by its readable label: its y axis ticks
+    are set at the relabelled bars (they were left at the old labels, so no bar had a label)."""
+    trace, tok = trained("分词是自然语言处理的第一步。分词很重要。" * 3)
+    step = trace.steps[0]
+    facts = merges_control.TraceFacts(token_ids=trace.token_to_id, curves=None, merged=(), made_at={},
+                                      tokenizer=tok)
+    fig = charts.pair_frequency_chart(step, None)
+    merges_control.readable_pairs(fig, trace, step, facts, len(step.candidates), "count")
+    bars = list(fig.data[0].y)
+    assert bars[-1].startswith("⟨")                                    # the winner, read as bytes
+    assert list(fig.layout.yaxis.tickvals) == bars
+    assert list(fig.layout.yaxis.ticktext) == [charts.shorten(b, charts.PAIR_LABEL_WIDTH) for b in bars]
+
+
 def test_state_marker_and_script():
     assert merges_control.state_marker(3, 43, False, 1.0) == (
         '<span class="mg-state" data-step="3" data-last="43" data-playing="0" data-speed="1"></span>')
