@@ -28,9 +28,10 @@ TICK_SIZE = 17             # tick labels (a narrow chart's: 15)
 AXIS_STANDOFF = 10         # pixels between an axis title and its tick labels
 # a pair's label on a bar chart, in columns (a CJK character takes two): at 1024 pixels with the
 # sidebar open a bar chart is 167 px wide and Plotly gives its labels at most about 85 px; 14 and
-# 11 columns of byte-level letters (at 17 px) pushed the label out of the chart
+# 11 columns of byte-level letters (at 17 px) pushed the label out of the chart. In lockstep a
+# chart is 145 px wide: a byte-level pair read as characters, 9 columns ("分词是自…"), left it by 5 px
 PAIR_LABEL_WIDTH = 9
-NARROW_PAIR_LABEL_WIDTH = 9
+NARROW_PAIR_LABEL_WIDTH = 7
 
 
 def pair_label(pair: tuple[str, str]) -> str:
