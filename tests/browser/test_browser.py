@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import go_to, main, pick, rerun, snap, train, upload
+from tests.browser.conftest import go_to, idle, main, pick, rerun, snap, train, upload
 
 pytestmark = pytest.mark.browser
 
@@ -59,8 +59,13 @@ def test_upload_word_count_table(page, screenshot_dir, tmp_path):
 
 def test_empty_paste_shows_an_error(page, screenshot_dir):
     page.get_by_role("tab", name="Paste").click()
+    # the tab shown and the page idle before the click: a clean-clone run's click, sent at once,
+    # started no run (120 s without one)
+    use = page.get_by_role("button", name="Use this text")
+    expect(use).to_be_visible()
+    idle(page)
     with rerun(page):
-        page.get_by_role("button", name="Use this text").click()
+        use.click()
     expect(page.get_by_test_id("stAlertContentError")).to_contain_text("empty")
     expect(main(page)).to_contain_text("No corpus yet")
     # the message did not reset the tabs: the Paste tab is still the one shown
