@@ -76,8 +76,7 @@ def _pair_chart(key: str, k: int, top: Optional[int], _trace: Trace, _facts: Tra
     rule = _trace.config.score_rule
     shown = min(len(step.candidates), top or len(step.candidates))
     fig = charts.pair_frequency_chart(step, rule, top=top)
-    readable_pairs(fig, _trace, step, _facts, shown, "score" if rule == "likelihood" else "count",
-                   narrow=top is not None)
+    readable_pairs(fig, _trace, step, _facts, shown, narrow=top is not None)
     return fig
 
 
@@ -335,10 +334,10 @@ def pair_labels(trace: Trace, step, facts: TraceFacts, top: int) -> list[tuple[s
     return out
 
 
-def readable_pairs(fig, trace: Trace, step, facts: TraceFacts, shown: int, by: str, narrow: bool = False) -> None:
-    """The pair chart (charts.pair_frequency_chart) with its title in words and, byte-level,
-    readable pair labels (the byte-alphabet spelling in the hover). `narrow`: the chart was drawn
-    for a narrow column (charts.pair_frequency_chart's `top`)."""
+def readable_pairs(fig, trace: Trace, step, facts: TraceFacts, shown: int, narrow: bool = False) -> None:
+    """The pair chart (charts.pair_frequency_chart) of a byte-level trace with readable pair labels
+    (the byte-alphabet spelling in the hover). `narrow`: the chart was drawn for a narrow column
+    (charts.pair_frequency_chart's `top`)."""
     if not trace.config.byte_level or facts.tokenizer is None or not fig.data:
         return
     pairs = pair_labels(trace, step, facts, shown)[::-1]

@@ -84,7 +84,7 @@ def test_byte_level_pair_chart_labels_every_bar():
     facts = merges_control.TraceFacts(token_ids=trace.token_to_id, curves=None, merged=(), made_at={},
                                       tokenizer=tok)
     fig = charts.pair_frequency_chart(step, None)
-    merges_control.readable_pairs(fig, trace, step, facts, len(step.candidates), "count")
+    merges_control.readable_pairs(fig, trace, step, facts, len(step.candidates))
     bars = list(fig.data[0].y)
     assert bars[-1].startswith("⟨")                                    # the winner, read as bytes
     assert list(fig.layout.yaxis.tickvals) == bars
