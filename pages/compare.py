@@ -1,7 +1,8 @@
 """Compare page: one text, up to fourteen tokenizers side by side (Tiktokenizer style).
 
 Widgets (text, tokenizers, view options) -> encode with each tokenizer (core, cached objects) ->
-pure helpers (playground.compare, playground.spans) -> st.html. Four tabs, only the open one runs:
+pure helpers (playground.compare, playground.spans) -> st.html. The text, its controls and the tabs
+are one st.fragment (text_and_views): an edit reruns only that. Four tabs, only the open one runs:
   Tokens               one panel per tokenizer: token count, chars/token, bytes/token, coloured spans
                        (special tokens drawn apart; optionally the pre-tokenizer's chunks above them)
   Boundaries           two tokenizers' token boundaries marked on the text, and the share they agree on
@@ -20,6 +21,8 @@ copied link reopens the same view; a text too long for the address goes by its d
 (files=, brought back by inspect_link.restore_files before the choices are built).
 A tokenizer that cannot encode the text (EncodeError) gets a message in its own panel.
 """
+from typing import NamedTuple
+
 import streamlit as st
 
 from core.errors import PlaygroundError, TokenizerFileError
@@ -150,82 +153,16 @@ if link_gone:
     st.warning(compare.gone_imports_message(link_gone), icon=":material/link_off:")
     st.page_link("pages/inspect.py", label="Import tokenizer files on the Inspect page", icon=":material/upload:")
 
-text = st.text_area("Text", key=K.TEXT, height=170, persist_state=PERSIST,
-                    placeholder="Type or paste any text…",
-                    help="The panels follow as you type (after a short pause).")
-live_text.enable()
-# one wrapping row under the text, not a narrow column beside it: on a 1024-pixel projector each
-# control keeps its whole label and the row goes on on the next line
-with st.container(horizontal=True, gap="medium", vertical_alignment="bottom"):
-    st.selectbox("Sample", list(compare.SAMPLES), key=K.SAMPLE, on_change=_load_sample,
-                 persist_state=PERSIST, width=230, help="Replaces the text with a sample: Chinese, emoji with "
-                 "zero-width joiners, code, runs of whitespace, HTML that must show as text.")
-    show = st.segmented_control("Show", ["Tokens", "Ids"], key=K.VIEW, required=True,
-                                persist_state=PERSIST)
-    layout = st.segmented_control("Layout", ["Side by side", "Stacked"], key=K.LAYOUT, required=True,
-                                  persist_state=PERSIST)
-    whitespace = st.toggle("Visible whitespace", key=K.WHITESPACE, persist_state=PERSIST,
-                           help="Space ⋅, tab →, line break ↵; zero-width characters by name (⟨ZWJ⟩).")
-    grouped = st.toggle("Group bytes", key=K.GROUPED, persist_state=PERSIST,
-                        help="The tokens of one character as you see it (a grapheme cluster: 🇨🇳, 👍🏽, "
-                             "e + a combining accent, and the UTF-8 bytes <0xE4><0xBD>… of one Chinese "
-                             "character) are drawn as one box with that character.")
-    special_mode = st.segmented_control(
-        "Special tokens in the text", list(SPECIAL_MODES.values()), key=K.SPECIAL, required=True,
-        persist_state=PERSIST,
-        help="As text (the default, tiktoken's encode_ordinary): <|endoftext|>, <|im_start|> or [CLS] typed in "
-             "the text is ordinary text, several tokens. Recognized (tiktoken's allowed_special=\"all\"): each "
-             "one the model knows is its one id.")
-    add_special = st.toggle("Add BOS/EOS", key=K.ADD_SPECIAL, persist_state=PERSIST,
-                            help="Add what each model's own tokenizer adds around a text: BERT [CLS] … [SEP], "
-                                 "Llama <|begin_of_text|>, Mistral <s>, CLIP <start_of_text> … <end_of_text>; "
-                                 "the GPT and Qwen encodings add nothing.")
-    show_chunks = st.toggle("Pre-tokenization", key=K.CHUNKS, persist_state=PERSIST,
-                            help="Above each panel's tokens, the chunks its pre-tokenizer cuts before BPE runs "
-                                 "(numbers in 1-3 digits, contractions, leading spaces), over the text as "
-                                 "normalized.")
-selected = st.multiselect(
-    "Tokenizers", [c.key for c in choices], key=K.TOKENIZERS, format_func=lambda k: by_key[k].label,
-    max_selections=compare.MAX_TOKENIZERS, on_change=_selection_edited, persist_state=PERSIST,
-    help=f"Up to {compare.MAX_TOKENIZERS}: your trained tokenizers with each encoder (merges, greedy of seed "
-         "002, longest-match), pretrained ones (loaded offline) and files imported on the Inspect page.")
-
-text = text or ""
-chosen = [by_key[k] for k in selected if k in by_key]
-options = compare.EncodeOptions(recognize_special_tokens=special_mode == SPECIAL_MODES[True],
-                                add_special_tokens=bool(add_special))
-if chosen:
-    st.html(compare.render_info_table(compare.info_rows(chosen, tokenizer_of)))
-missing = compare.missing_note()
-if missing:
-    st.caption(missing)
+class PanelView(NamedTuple):
+    """How the token boxes are drawn: the view options above the picker."""
+    show_ids: bool
+    whitespace: bool
+    grouped: bool
+    chunks: bool
 
 
-def write_link() -> None:
-    """Put this view in the address (a long text by the digest it is kept under)."""
-    ref = corpus_store.put_text(text) if len(text) > compare.MAX_URL_TEXT else None
-    auto = state.widget_value(K.AUTO_SELECTION)
-    kept = {f"imported:{name}": digest for name, digest in state.get_imported_files().items()}
-    params = compare.link_params(text if ref is None else "", None if auto else selected, show, layout,
-                                 bool(whitespace), bool(grouped), text_ref=ref, options=options,
-                                 chunks=bool(show_chunks), files=kept)
-    if ref is None and len(text) > compare.MAX_URL_TEXT:
-        params.pop("text", None)        # could not be kept: the address holds no text rather than a cut one
-    state.set_url_params(params)
-    state.set_widget(K.URL_SEEN, tuple(sorted(params.items())))
-
-
-write_link()
-
-# a panel is an Encoding or an error; the last text's are kept (not encoded again for a view option)
-encodings = tokenizers.encode_kept(chosen, tokenizer_of, text, options)
-
-tab_tokens, tab_bounds, tab_diff, tab_chat = st.tabs(["Tokens", "Boundaries", "Encoder differences", "Chat"],
-                                                     key=K.TAB, on_change="rerun")
-
-
-def draw_panel(choice: compare.Choice, max_height: str) -> None:
-    enc = encodings[choice.key]
+def draw_panel(choice: compare.Choice, enc, text: str, view: PanelView, max_height: str) -> None:
+    """One tokenizer's panel: its stats and coloured tokens, or why it has none (`enc` an error)."""
     with st.container(border=True):
         if isinstance(enc, PlaygroundError):
             st.html(compare.render_panel(choice, None, max_height=None))
@@ -236,14 +173,14 @@ def draw_panel(choice: compare.Choice, max_height: str) -> None:
             return
         tok = tokenizer_of(choice)
         body, truncated = spans.render_tokens(
-            enc, show_ids=show == "Ids", visible_whitespace=whitespace, grouped=grouped,
+            enc, show_ids=view.show_ids, visible_whitespace=view.whitespace, grouped=view.grouped,
             max_chars=MAX_PANEL_CHARS, text=text, made_at=tok.made_at,
             made_word="merge step" if choice.kind == "trained" else "merge rank", scripted=True,
             batch=spans.BATCH)
         note = (f"Drawn: the first {MAX_PANEL_CHARS:,} of {len(text):,} characters (counts are for the whole "
                 "text)." if truncated else "")
-        if show_chunks:
-            body = compare.render_chunks_block(tok, text, visible_whitespace=whitespace,
+        if view.chunks:
+            body = compare.render_chunks_block(tok, text, visible_whitespace=view.whitespace,
                                                max_chars=MAX_PANEL_CHARS) + body
         # thousands of boxes: drawn by a component, not st.html (whose sanitizer and React pass
         # were most of the browser's time); the same escaped HTML
@@ -251,129 +188,224 @@ def draw_panel(choice: compare.Choice, max_height: str) -> None:
                                              max_height=max_height, note=note), key=f"compare_panel_{choice.key}")
 
 
-if tab_tokens.open is not False:
-    with tab_tokens:
-        if not chosen:
-            st.info(f"Choose up to {compare.MAX_TOKENIZERS} tokenizers above.")
-        elif layout == "Stacked":
-            for choice in chosen:
-                draw_panel(choice, "24rem" if show_chunks else "14rem")
-        else:
-            per_row = len(chosen) if len(chosen) <= 3 else 2
-            for start in range(0, len(chosen), per_row):
-                for col, choice in zip(st.columns(per_row), chosen[start:start + per_row]):
-                    with col:
-                        draw_panel(choice, "34rem" if show_chunks else "24rem")
+def tokens_tab(chosen: list[compare.Choice], encodings: dict, text: str, view: PanelView, layout: str) -> None:
+    if not chosen:
+        st.info(f"Choose up to {compare.MAX_TOKENIZERS} tokenizers above.")
+    elif layout == "Stacked":
+        for choice in chosen:
+            draw_panel(choice, encodings[choice.key], text, view, "24rem" if view.chunks else "14rem")
+    else:
+        per_row = len(chosen) if len(chosen) <= 3 else 2
+        for start in range(0, len(chosen), per_row):
+            for col, choice in zip(st.columns(per_row), chosen[start:start + per_row]):
+                with col:
+                    draw_panel(choice, encodings[choice.key], text, view, "34rem" if view.chunks else "24rem")
 
-if tab_bounds.open:
-    with tab_bounds:
-        usable = [c.key for c in chosen if not isinstance(encodings[c.key], PlaygroundError)]
-        if len(usable) < 2:
-            st.info("Choose at least two tokenizers that can encode the text.")
-        else:
-            for key, default in ((K.BOUND_A, usable[0]), (K.BOUND_B, usable[1])):
-                if state.widget_value(key) not in usable:
-                    state.set_widget(key, default)
-            a_col, b_col = st.columns(2)
-            a = a_col.selectbox("A (▼ where only A cuts)", usable, key=K.BOUND_A, persist_state=PERSIST,
-                                format_func=lambda k: by_key[k].label)
-            b = b_col.selectbox("B (▲ where only B cuts)", usable, key=K.BOUND_B, persist_state=PERSIST,
-                                format_func=lambda k: by_key[k].label)
-            body, share = spans.render_boundaries(text, encodings[a], encodings[b], max_chars=MAX_PANEL_CHARS)
-            shared, only_a, only_b, _ = spans.boundary_agreement(text, encodings[a], encodings[b])
-            m = st.columns(4)
-            m[0].metric("Boundaries shared", f"{share:.0%}", help="Shared boundaries / all boundaries of A or B.")
-            m[1].metric("Both cut (│)", f"{len(shared):,}")
-            m[2].metric("Only A cuts (▼)", f"{len(only_a):,}")
-            m[3].metric("Only B cuts (▲)", f"{len(only_b):,}")
-            st.caption("│ both cut here · ▼ only A cuts · ▲ only B cuts")
-            with st.container(border=True, height=420 if len(text) > 1500 else "content"):
-                st.html(body)
 
-if tab_diff.open:
-    with tab_diff:
-        vocabularies = {f"trained:{m}": f"{MODEL_LABELS[m]} (trained)" for m in trained_models}
-        vocabularies.update({f"imported:{n}": f"{n} (imported)" for n, t in imported.items()
-                             if t.encoders})   # a vocabulary trained here
-        if not vocabularies:
-            st.info("Train on the Corpus page first: this tab compares the three encoders on one trained "
-                    "vocabulary.")
-            st.page_link("pages/corpus.py", label="Go to the Corpus page", icon=":material/description:")
-        else:
-            if state.widget_value(K.DIFF_VOCAB) not in vocabularies:
-                state.set_widget(K.DIFF_VOCAB,
-                                 "trained:bbpe" if "trained:bbpe" in vocabularies else next(iter(vocabularies)))
-            vocab_key = st.selectbox("Vocabulary", list(vocabularies), key=K.DIFF_VOCAB,
-                                     persist_state=PERSIST, format_func=vocabularies.get)
-            kind, name = vocab_key.split(":", 1)
-            if kind == "trained":
-                tokenizer = tokenizers.trained(results, results.trace(name))
-            else:
-                tokenizer = imported[name]
-            st.caption("merges: the merges applied in the order learned · greedy: seed 002's longest token "
-                       "first over the training segmentation · longest-match: WordPiece's longest prefix "
-                       "first. Different splits are not bugs: they are what each encoder does.")
-            try:
-                diff = compare.encoder_differences(tokenizer, text)
-            except PlaygroundError as e:
-                st.error(f"Cannot split this text: {views.md_escape(str(e))}.")
-            else:
-                n = max(diff.distinct_words, 1)
-                m = st.columns(3)
-                m[0].metric("Distinct words", f"{diff.distinct_words:,}")
-                for col, enc in zip(m[1:], ("greedy", "longest-match")):
-                    k = diff.differ_from_merges[enc]
-                    col.metric(f"Split unlike merges by {enc}", f"{k:,} ({k / n:.0%})",
-                               help="Distinct words of the text that this encoder splits differently from merges.")
-                if not diff.rows:
-                    st.success("The three encoders split every word of this text the same way.")
-                else:
-                    has_unk = bool(tokenizer.unk_token) and tokenizer.unk_token in tokenizer.vocab_ids
-                    unknown = ("a dashed red box is the unknown token" if has_unk else
-                               "a dashed red ?piece is not in the vocabulary (encoding the whole text would "
-                               "stop there: this vocabulary has no unknown token)")
-                    st.caption(f"Boxes are tokens; {unknown}. Grey cells split like merges.")
-                    table, cut = compare.render_splits_table(diff)
-                    with st.container(height=480 if len(diff.rows) > 12 else "content"):
-                        st.html(table)
-                    if cut:
-                        st.caption(f"The {compare.MAX_DIFF_ROWS} most frequent of {len(diff.rows):,} words "
-                                   "split differently.")
+def boundaries_tab(chosen: list[compare.Choice], encodings: dict, text: str) -> None:
+    usable = [c.key for c in chosen if not isinstance(encodings[c.key], PlaygroundError)]
+    if len(usable) < 2:
+        st.info("Choose at least two tokenizers that can encode the text.")
+        return
+    for key, default in ((K.BOUND_A, usable[0]), (K.BOUND_B, usable[1])):
+        if state.widget_value(key) not in usable:
+            state.set_widget(key, default)
+    a_col, b_col = st.columns(2)
+    a = a_col.selectbox("A (▼ where only A cuts)", usable, key=K.BOUND_A, persist_state=PERSIST,
+                        format_func=lambda k: by_key[k].label)
+    b = b_col.selectbox("B (▲ where only B cuts)", usable, key=K.BOUND_B, persist_state=PERSIST,
+                        format_func=lambda k: by_key[k].label)
+    body, share = spans.render_boundaries(text, encodings[a], encodings[b], max_chars=MAX_PANEL_CHARS)
+    shared, only_a, only_b, _ = spans.boundary_agreement(text, encodings[a], encodings[b])
+    m = st.columns(4)
+    m[0].metric("Boundaries shared", f"{share:.0%}", help="Shared boundaries / all boundaries of A or B.")
+    m[1].metric("Both cut (│)", f"{len(shared):,}")
+    m[2].metric("Only A cuts (▼)", f"{len(only_a):,}")
+    m[3].metric("Only B cuts (▲)", f"{len(only_b):,}")
+    st.caption("│ both cut here · ▼ only A cuts · ▲ only B cuts")
+    with st.container(border=True, height=420 if len(text) > 1500 else "content"):
+        st.html(body)
 
-if tab_chat.open:
-    with tab_chat:
-        st.caption("A few messages, rendered in each chosen model's own chat format (core/chat.py): the string "
-                   "the model reads, special tokens in dark dashed boxes, and its tokens. An empty box is left "
-                   "out. For OpenAI's encodings the count is checked against OpenAI's per-message rule.")
-        boxes = st.columns(2)
-        for k, (chat_key, title) in enumerate(zip(K.CHAT, compare.CHAT_TITLES)):
-            boxes[k % 2].text_area(title, key=chat_key, height=80, persist_state=PERSIST)
-        messages = compare.chat_messages([state.widget_value(k) or "" for k in K.CHAT])
-        results_chat = compare.chat_results(chosen, tokenizer_of, messages) if messages else []
-        with_chat = [r for r in results_chat if r.chat is not None or r.rule_count is not None or r.error]
-        without = [r.choice.label for r in results_chat if r not in with_chat]
-        if not messages:
-            st.info("Write at least one message.")
-        elif not with_chat:
-            st.info("None of the chosen tokenizers has a chat format: choose Qwen, Llama, Mistral, DeepSeek or "
-                    "an OpenAI encoding (cl100k_base, o200k_base, gpt-oss's o200k_harmony).")
-        if without:
-            st.caption("No chat format (a base model or an encoder without a chat template): "
-                       + views.md_escape(", ".join(without)) + ".")
-        per_row = 1 if layout == "Stacked" else 2
-        for start in range(0, len(with_chat), per_row):
-            for col, result in zip(st.columns(per_row), with_chat[start:start + per_row]):
-                with col, st.container(border=True):
-                    if result.error:
-                        st.html(compare.render_chat_panel(result))
-                        st.error(f"Cannot render this chat: {views.md_escape(result.error)}.", icon=":material/error:")
-                        continue
-                    body = ""
-                    if result.chat is not None:
-                        tok = tokenizer_of(result.choice)
-                        drawn, _ = spans.render_tokens(result.chat.encoding, show_ids=show == "Ids",
-                                                       visible_whitespace=whitespace, text=result.chat.text,
-                                                       made_at=tok.made_at, made_word="merge rank",
-                                                       scripted=True)
-                        body = compare.render_chat_body(result, drawn)
-                    st.html(compare.render_chat_panel(result, body, max_height="40rem"))
+
+def differences_tab(text: str) -> None:
+    vocabularies = {f"trained:{m}": f"{MODEL_LABELS[m]} (trained)" for m in trained_models}
+    vocabularies.update({f"imported:{n}": f"{n} (imported)" for n, t in imported.items()
+                         if t.encoders})   # a vocabulary trained here
+    if not vocabularies:
+        st.info("Train on the Corpus page first: this tab compares the three encoders on one trained "
+                "vocabulary.")
+        st.page_link("pages/corpus.py", label="Go to the Corpus page", icon=":material/description:")
+        return
+    if state.widget_value(K.DIFF_VOCAB) not in vocabularies:
+        state.set_widget(K.DIFF_VOCAB,
+                         "trained:bbpe" if "trained:bbpe" in vocabularies else next(iter(vocabularies)))
+    vocab_key = st.selectbox("Vocabulary", list(vocabularies), key=K.DIFF_VOCAB,
+                             persist_state=PERSIST, format_func=vocabularies.get)
+    kind, name = vocab_key.split(":", 1)
+    if kind == "trained":
+        tokenizer = tokenizers.trained(results, results.trace(name))
+    else:
+        tokenizer = imported[name]
+    st.caption("merges: the merges applied in the order learned · greedy: seed 002's longest token "
+               "first over the training segmentation · longest-match: WordPiece's longest prefix "
+               "first. Different splits are not bugs: they are what each encoder does.")
+    try:
+        diff = compare.encoder_differences(tokenizer, text)
+    except PlaygroundError as e:
+        st.error(f"Cannot split this text: {views.md_escape(str(e))}.")
+        return
+    n = max(diff.distinct_words, 1)
+    m = st.columns(3)
+    m[0].metric("Distinct words", f"{diff.distinct_words:,}")
+    for col, enc in zip(m[1:], ("greedy", "longest-match")):
+        k = diff.differ_from_merges[enc]
+        col.metric(f"Split unlike merges by {enc}", f"{k:,} ({k / n:.0%})",
+                   help="Distinct words of the text that this encoder splits differently from merges.")
+    if not diff.rows:
+        st.success("The three encoders split every word of this text the same way.")
+        return
+    has_unk = bool(tokenizer.unk_token) and tokenizer.unk_token in tokenizer.vocab_ids
+    unknown = ("a dashed red box is the unknown token" if has_unk else
+               "a dashed red ?piece is not in the vocabulary (encoding the whole text would "
+               "stop there: this vocabulary has no unknown token)")
+    st.caption(f"Boxes are tokens; {unknown}. Grey cells split like merges.")
+    table, cut = compare.render_splits_table(diff)
+    with st.container(height=480 if len(diff.rows) > 12 else "content"):
+        st.html(table)
+    if cut:
+        st.caption(f"The {compare.MAX_DIFF_ROWS} most frequent of {len(diff.rows):,} words "
+                   "split differently.")
+
+
+def chat_tab(chosen: list[compare.Choice], view: PanelView, layout: str) -> None:
+    st.caption("A few messages, rendered in each chosen model's own chat format (core/chat.py): the string "
+               "the model reads, special tokens in dark dashed boxes, and its tokens. An empty box is left "
+               "out. For OpenAI's encodings the count is checked against OpenAI's per-message rule.")
+    boxes = st.columns(2)
+    for k, (chat_key, title) in enumerate(zip(K.CHAT, compare.CHAT_TITLES)):
+        boxes[k % 2].text_area(title, key=chat_key, height=80, persist_state=PERSIST)
+    messages = compare.chat_messages([state.widget_value(k) or "" for k in K.CHAT])
+    results_chat = compare.chat_results(chosen, tokenizer_of, messages) if messages else []
+    with_chat = [r for r in results_chat if r.chat is not None or r.rule_count is not None or r.error]
+    without = [r.choice.label for r in results_chat if r not in with_chat]
+    if not messages:
+        st.info("Write at least one message.")
+    elif not with_chat:
+        st.info("None of the chosen tokenizers has a chat format: choose Qwen, Llama, Mistral, DeepSeek or "
+                "an OpenAI encoding (cl100k_base, o200k_base, gpt-oss's o200k_harmony).")
+    if without:
+        st.caption("No chat format (a base model or an encoder without a chat template): "
+                   + views.md_escape(", ".join(without)) + ".")
+    per_row = 1 if layout == "Stacked" else 2
+    for start in range(0, len(with_chat), per_row):
+        for col, result in zip(st.columns(per_row), with_chat[start:start + per_row]):
+            with col, st.container(border=True):
+                if result.error:
+                    st.html(compare.render_chat_panel(result))
+                    st.error(f"Cannot render this chat: {views.md_escape(result.error)}.", icon=":material/error:")
+                    continue
+                body = ""
+                if result.chat is not None:
+                    tok = tokenizer_of(result.choice)
+                    drawn, _ = spans.render_tokens(result.chat.encoding, show_ids=view.show_ids,
+                                                   visible_whitespace=view.whitespace, text=result.chat.text,
+                                                   made_at=tok.made_at, made_word="merge rank",
+                                                   scripted=True)
+                    body = compare.render_chat_body(result, drawn)
+                st.html(compare.render_chat_panel(result, body, max_height="40rem"))
+
+
+def write_link(text: str, selected: list[str], show: str, layout: str, view: PanelView,
+               options: compare.EncodeOptions) -> None:
+    """Put this view in the address (a long text by the digest it is kept under)."""
+    ref = corpus_store.put_text(text) if len(text) > compare.MAX_URL_TEXT else None
+    auto = state.widget_value(K.AUTO_SELECTION)
+    kept = {f"imported:{name}": digest for name, digest in state.get_imported_files().items()}
+    params = compare.link_params(text if ref is None else "", None if auto else selected, show, layout,
+                                 view.whitespace, view.grouped, text_ref=ref, options=options,
+                                 chunks=view.chunks, files=kept)
+    if ref is None and len(text) > compare.MAX_URL_TEXT:
+        params.pop("text", None)        # could not be kept: the address holds no text rather than a cut one
+    state.set_url_params(params)
+    state.set_widget(K.URL_SEEN, tuple(sorted(params.items())))
+
+
+@st.fragment
+def text_and_views() -> None:
+    """The text, the view options, the picker and the four tabs: everything an edit changes. An edit
+    (Ctrl+Enter, a pause in typing, a toggle, a tab) reruns only this function and the browser
+    redraws only its elements: the title, the link's messages, the stylesheet and the sidebar are
+    neither rerun nor sent again (docs/architecture.md, "Compare's run")."""
+    text = st.text_area("Text", key=K.TEXT, height=170, persist_state=PERSIST,
+                        placeholder="Type or paste any text…",
+                        help="The panels follow as you type (after a short pause).")
+    live_text.enable()
+    # one wrapping row under the text, not a narrow column beside it: on a 1024-pixel projector each
+    # control keeps its whole label and the row goes on on the next line
+    with st.container(horizontal=True, gap="medium", vertical_alignment="bottom"):
+        st.selectbox("Sample", list(compare.SAMPLES), key=K.SAMPLE, on_change=_load_sample,
+                     persist_state=PERSIST, width=230, help="Replaces the text with a sample: Chinese, emoji with "
+                     "zero-width joiners, code, runs of whitespace, HTML that must show as text.")
+        show = st.segmented_control("Show", ["Tokens", "Ids"], key=K.VIEW, required=True,
+                                    persist_state=PERSIST)
+        layout = st.segmented_control("Layout", ["Side by side", "Stacked"], key=K.LAYOUT, required=True,
+                                      persist_state=PERSIST)
+        whitespace = st.toggle("Visible whitespace", key=K.WHITESPACE, persist_state=PERSIST,
+                               help="Space ⋅, tab →, line break ↵; zero-width characters by name (⟨ZWJ⟩).")
+        grouped = st.toggle("Group bytes", key=K.GROUPED, persist_state=PERSIST,
+                            help="The tokens of one character as you see it (a grapheme cluster: 🇨🇳, 👍🏽, "
+                                 "e + a combining accent, and the UTF-8 bytes <0xE4><0xBD>… of one Chinese "
+                                 "character) are drawn as one box with that character.")
+        special_mode = st.segmented_control(
+            "Special tokens in the text", list(SPECIAL_MODES.values()), key=K.SPECIAL, required=True,
+            persist_state=PERSIST,
+            help="As text (the default, tiktoken's encode_ordinary): <|endoftext|>, <|im_start|> or [CLS] typed in "
+                 "the text is ordinary text, several tokens. Recognized (tiktoken's allowed_special=\"all\"): each "
+                 "one the model knows is its one id.")
+        add_special = st.toggle("Add BOS/EOS", key=K.ADD_SPECIAL, persist_state=PERSIST,
+                                help="Add what each model's own tokenizer adds around a text: BERT [CLS] … [SEP], "
+                                     "Llama <|begin_of_text|>, Mistral <s>, CLIP <start_of_text> … <end_of_text>; "
+                                     "the GPT and Qwen encodings add nothing.")
+        show_chunks = st.toggle("Pre-tokenization", key=K.CHUNKS, persist_state=PERSIST,
+                                help="Above each panel's tokens, the chunks its pre-tokenizer cuts before BPE runs "
+                                     "(numbers in 1-3 digits, contractions, leading spaces), over the text as "
+                                     "normalized.")
+    selected = st.multiselect(
+        "Tokenizers", [c.key for c in choices], key=K.TOKENIZERS, format_func=lambda k: by_key[k].label,
+        max_selections=compare.MAX_TOKENIZERS, on_change=_selection_edited, persist_state=PERSIST,
+        help=f"Up to {compare.MAX_TOKENIZERS}: your trained tokenizers with each encoder (merges, greedy of seed "
+             "002, longest-match), pretrained ones (loaded offline) and files imported on the Inspect page.")
+
+    text = text or ""
+    view = PanelView(show_ids=show == "Ids", whitespace=bool(whitespace), grouped=bool(grouped),
+                     chunks=bool(show_chunks))
+    chosen = [by_key[k] for k in selected if k in by_key]
+    options = compare.EncodeOptions(recognize_special_tokens=special_mode == SPECIAL_MODES[True],
+                                    add_special_tokens=bool(add_special))
+    if chosen:
+        st.html(compare.render_info_table(compare.info_rows(chosen, tokenizer_of)))
+    missing = compare.missing_note()
+    if missing:
+        st.caption(missing)
+    write_link(text, selected, show, layout, view, options)
+
+    # a panel is an Encoding or an error; the last text's are kept (not encoded again for a view option)
+    encodings = tokenizers.encode_kept(chosen, tokenizer_of, text, options)
+
+    tab_tokens, tab_bounds, tab_diff, tab_chat = st.tabs(["Tokens", "Boundaries", "Encoder differences", "Chat"],
+                                                         key=K.TAB, on_change="rerun")
+    if tab_tokens.open is not False:
+        with tab_tokens:
+            tokens_tab(chosen, encodings, text, view, layout)
+    if tab_bounds.open:
+        with tab_bounds:
+            boundaries_tab(chosen, encodings, text)
+    if tab_diff.open:
+        with tab_diff:
+            differences_tab(text)
+    if tab_chat.open:
+        with tab_chat:
+            chat_tab(chosen, view, layout)
+
+
+text_and_views()
