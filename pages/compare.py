@@ -21,8 +21,6 @@ copied link reopens the same view; a text too long for the address goes by its d
 (files=, brought back by inspect_link.restore_files before the choices are built).
 A tokenizer that cannot encode the text (EncodeError) gets a message in its own panel.
 """
-from typing import NamedTuple
-
 import streamlit as st
 
 from core.errors import PlaygroundError, TokenizerFileError
@@ -153,15 +151,7 @@ if link_gone:
     st.warning(compare.gone_imports_message(link_gone), icon=":material/link_off:")
     st.page_link("pages/inspect.py", label="Import tokenizer files on the Inspect page", icon=":material/upload:")
 
-class PanelView(NamedTuple):
-    """How the token boxes are drawn: the view options above the picker."""
-    show_ids: bool
-    whitespace: bool
-    grouped: bool
-    chunks: bool
-
-
-def draw_panel(choice: compare.Choice, enc, text: str, view: PanelView, max_height: str) -> None:
+def draw_panel(choice: compare.Choice, enc, text: str, view: compare.PanelView, max_height: str) -> None:
     """One tokenizer's panel: its stats and coloured tokens, or why it has none (`enc` an error)."""
     with st.container(border=True):
         if isinstance(enc, PlaygroundError):
@@ -188,7 +178,7 @@ def draw_panel(choice: compare.Choice, enc, text: str, view: PanelView, max_heig
                                              max_height=max_height, note=note), key=f"compare_panel_{choice.key}")
 
 
-def tokens_tab(chosen: list[compare.Choice], encodings: dict, text: str, view: PanelView, layout: str) -> None:
+def tokens_tab(chosen: list[compare.Choice], encodings: dict, text: str, view: compare.PanelView, layout: str) -> None:
     if not chosen:
         st.info(f"Choose up to {compare.MAX_TOKENIZERS} tokenizers above.")
     elif layout == "Stacked":
@@ -277,7 +267,7 @@ def differences_tab(text: str) -> None:
                    "split differently.")
 
 
-def chat_tab(chosen: list[compare.Choice], view: PanelView, layout: str) -> None:
+def chat_tab(chosen: list[compare.Choice], view: compare.PanelView, layout: str) -> None:
     st.caption("A few messages, rendered in each chosen model's own chat format (core/chat.py): the string "
                "the model reads, special tokens in dark dashed boxes, and its tokens. An empty box is left "
                "out. For OpenAI's encodings the count is checked against OpenAI's per-message rule.")
@@ -315,7 +305,7 @@ def chat_tab(chosen: list[compare.Choice], view: PanelView, layout: str) -> None
                 st.html(compare.render_chat_panel(result, body, max_height="40rem"))
 
 
-def write_link(text: str, selected: list[str], show: str, layout: str, view: PanelView,
+def write_link(text: str, selected: list[str], show: str, layout: str, view: compare.PanelView,
                options: compare.EncodeOptions) -> None:
     """Put this view in the address (a long text by the digest it is kept under)."""
     ref = corpus_store.put_text(text) if len(text) > compare.MAX_URL_TEXT else None
@@ -332,10 +322,8 @@ def write_link(text: str, selected: list[str], show: str, layout: str, view: Pan
 
 @st.fragment
 def text_and_views() -> None:
-    """The text, the view options, the picker and the four tabs: everything an edit changes. An edit
-    (Ctrl+Enter, a pause in typing, a toggle, a tab) reruns only this function and the browser
-    redraws only its elements: the title, the link's messages, the stylesheet and the sidebar are
-    neither rerun nor sent again (docs/architecture.md, "Compare's run")."""
+    """Everything an edit changes: an edit (Ctrl+Enter, a pause in typing, a toggle, a tab) reruns only
+    this, and the frame, title and link messages are not sent again (docs/architecture.md)."""
     text = st.text_area("Text", key=K.TEXT, height=170, persist_state=PERSIST,
                         placeholder="Type or paste any text…",
                         help="The panels follow as you type (after a short pause).")
@@ -377,7 +365,7 @@ def text_and_views() -> None:
              "002, longest-match), pretrained ones (loaded offline) and files imported on the Inspect page.")
 
     text = text or ""
-    view = PanelView(show_ids=show == "Ids", whitespace=bool(whitespace), grouped=bool(grouped),
+    view = compare.PanelView(show_ids=show == "Ids", whitespace=bool(whitespace), grouped=bool(grouped),
                      chunks=bool(show_chunks))
     chosen = [by_key[k] for k in selected if k in by_key]
     options = compare.EncodeOptions(recognize_special_tokens=special_mode == SPECIAL_MODES[True],

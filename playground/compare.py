@@ -167,6 +167,16 @@ class EncodeOptions:
     add_special_tokens: bool = False
 
 
+@dataclass(frozen=True)
+class PanelView:
+    """How the token boxes are drawn (the page's view options): ids instead of strings, whitespace
+    made visible, the bytes of one character grouped, the pre-tokenizer's chunks above."""
+    show_ids: bool = False
+    whitespace: bool = False
+    grouped: bool = False
+    chunks: bool = False
+
+
 def encode_choice(tokenizer, choice: Choice, text: str, options: EncodeOptions = EncodeOptions()) -> Encoding:
     """Encode with the choice's tokenizer (and encoder, for a trained one). A trained tokenizer's
     default encoder runs in HF's runtime where that encodes identically (encode_fast); the others
