@@ -162,11 +162,11 @@ def draw_panel(choice: compare.Choice, enc, text: str, view: compare.PanelView, 
             st.error(f"{what}: {views.md_escape(str(enc))}.{hint}", icon=":material/error:")
             return
         tok = tokenizer_of(choice)
+        made_word = "merge step" if choice.kind == "trained" else "merge rank"
         body, truncated = spans.render_tokens(
             enc, show_ids=view.show_ids, visible_whitespace=view.whitespace, grouped=view.grouped,
-            max_chars=MAX_PANEL_CHARS, text=text, made_at=tok.made_at,
-            made_word="merge step" if choice.kind == "trained" else "merge rank", scripted=True,
-            batch=spans.BATCH)
+            max_chars=MAX_PANEL_CHARS, text=text, made_at=tok.made_at, made_word=made_word, scripted=True,
+            batch=spans.BATCH, boxes=tokenizers.box_memo(tok, view.show_ids, view.whitespace, made_word))
         note = (f"Drawn: the first {MAX_PANEL_CHARS:,} of {len(text):,} characters (counts are for the whole "
                 "text)." if truncated else "")
         if view.chunks:

@@ -205,7 +205,7 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
                   grouped: bool = False, highlight_ids: Optional[set[int]] = None,
                   max_chars: int = MAX_DRAWN_CHARS, text: Optional[str] = None,
                   made_at: Optional[MadeAt] = None, made_word: str = "merge",
-                  scripted: bool = False, batch: int = 0) -> tuple[str, bool]:
+                  scripted: bool = False, batch: int = 0, boxes: Optional[dict] = None) -> tuple[str, bool]:
     """HTML of the encoded text as coloured spans; (html, truncated).
 
     Hovering a token shows a card (CSS only, the box's data-card attribute): its id, string, bytes
@@ -223,10 +223,16 @@ def render_tokens(enc: Encoding, *, show_ids: bool = False, visible_whitespace: 
     The ids view draws ids only. `batch` (a panel drawn by playground.html_panel): past the first
     `batch` boxes and gaps, they come in batches of that many (BATCH_MARK), drawn as they scroll into
     view.
+
+    `boxes` (ungrouped only): a dict the caller keeps across calls for one tokenizer drawn with the
+    same options (playground.tokenizers.box_memo). A box is the same HTML whenever its id, bytes,
+    colour and count in the text are, so an edited text reuses the boxes built for the last one
+    and builds only the few whose count changed (Compare: the cards of ~800 distinct tokens a
+    panel were most of its drawing time).
     """
     if not grouped:
         return _render_ungrouped(enc, show_ids, visible_whitespace, highlight_ids or set(), max_chars, text,
-                                 made_at, made_word, scripted, batch)
+                                 made_at, made_word, scripted, batch, boxes)
     segs = segments(enc, grouped, text)
     counts = Counter(enc.ids)
     colours = token_colours(enc.ids[s.indices[0]] for s in segs)
@@ -292,7 +298,7 @@ def _tokens_html(parts: list[str], seen: dict[int, int], hover_rules: bool = Tru
 
 def _render_ungrouped(enc: Encoding, show_ids: bool, visible_whitespace: bool, highlight_ids: set[int],
                       max_chars: int, text: Optional[str], made_at: Optional[MadeAt],
-                      made_word: str, scripted: bool, batch: int) -> tuple[str, bool]:
+                      made_word: str, scripted: bool, batch: int, boxes: Optional[dict] = None) -> tuple[str, bool]:
     """render_tokens, one box per token, in one pass (colour, gap, box). Compare draws 14 panels of
     thousands of boxes on every edit, so the loop does per token only what differs per token: a box
     built before for the same id, bytes and colour is reused before its label is decoded or its
@@ -305,7 +311,7 @@ def _render_ungrouped(enc: Encoding, show_ids: bool, visible_whitespace: bool, h
         drawn = next(k for k, (start, _) in enumerate(offsets) if start >= max_chars)
     parts: list[str] = []
     append = parts.append
-    memo: dict[tuple, tuple] = {}
+    memo: dict[tuple, tuple] = {} if boxes is None else boxes   # (id, bytes, colour, count) -> box
     carded: set[int] = set()    # scripted: ids whose card was sent (with their first box)
     gaps = text is not None and not show_ids
     covered, previous = 0, -1
@@ -319,11 +325,12 @@ def _render_ungrouped(enc: Encoding, show_ids: bool, visible_whitespace: bool, h
                 append(_gap(text[covered:start], visible_whitespace, scripted))
             if end > covered:
                 covered = end
-        built = memo.get((tid, data, colour))
+        key = (tid, data, colour, counts[tid])     # all a box's HTML depends on (for fixed options)
+        built = memo.get(key)
         if built is None:
             label, is_bytes = token_label(enc.tokens[k], data)
             card = card_text(enc, (k,), counts, made_at, made_word)
-            built = memo[tid, data, colour] = _spans(Segment((k,), label, is_bytes, not data), (tid,), colour,
+            built = memo[key] = _spans(Segment((k,), label, is_bytes, not data), (tid,), colour,
                                                      show_ids, visible_whitespace, highlight_ids, card)
         if scripted:                    # an id's card is the same on every box: sent once
             if tid in carded:

@@ -9,6 +9,7 @@ encodes, for everyone). The Compare and Inspect pages get theirs here.
     trained_vocabulary(...), pretrained_vocabulary(...)  vocabulary tables (Inspect)
     session_vocabulary(tok)                          an imported tokenizer's table, in this session only
     encode_kept(choices, text)                       Compare's encodings, not redone for the same text
+    box_memo(tokenizer, *view)                       Compare's token boxes, built once per (id, count, ...)
     pretrained_tax(name), trained_tax(...), trained_curve(...)   the Token tax page's counts, once per process
 
 Not here: the tokenizers themselves (core/), what the pages draw (compare.py, inspect.py, spans.py).
@@ -103,6 +104,30 @@ def encode_kept(chosen: list[compare.Choice], tokenizer_of: Callable[[compare.Ch
         kept[choice.key] = (tokenizer, (text, options), encodings[choice.key])
     state.set_widget(CompareKeys.ENCODED, {k: kept[k] for k in encodings if k in kept})
     return encodings
+
+
+BOX_MEMO_LIMIT = 50_000     # boxes kept for one tokenizer and view (a few hundred bytes each)
+BOX_MEMOS_LIMIT = 64        # (tokenizer, view) pairs kept; more (many retrainings) start again
+
+
+@st.cache_resource(show_spinner=False)
+def _box_memos() -> dict:
+    return {}
+
+
+def box_memo(tokenizer, *view) -> dict:
+    """The dict spans.render_tokens(boxes=...) fills and reuses for `tokenizer` drawn with the view
+    options `view`, shared by every session: a box's HTML depends only on the tokenizer, those
+    options and its (id, bytes, colour, count), all of which are its key. Held with the tokenizer
+    itself, so a new tokenizer at a freed one's address never gets its boxes."""
+    memos = _box_memos()
+    key = (id(tokenizer), *view)
+    entry = memos.get(key)
+    if entry is None or entry[0] is not tokenizer or len(entry[1]) > BOX_MEMO_LIMIT:
+        if entry is None and len(memos) >= BOX_MEMOS_LIMIT:
+            memos.clear()
+        entry = memos[key] = (tokenizer, {})
+    return entry[1]
 
 
 # ---------------------------------------------------------------- the token tax (pages/languages.py)

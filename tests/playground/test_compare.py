@@ -458,3 +458,37 @@ def test_imports_renamed_or_dropped_in_the_links_selection():
     message = compare.gone_imports_message(["<b>*x*</b>"])
     assert "<b>" not in message and "\\*x\\*" in message and "Inspect page" in message
     assert len(compare.gone_imports_message(["x" * 10_000])) < 500
+
+
+# ---------------------------------------------------------------- boxes kept across texts
+
+from hypothesis import given, settings, strategies as hst  # noqa: E402
+
+EDIT_PIECES = ["the", " cat", "猫", "分词", "👍🏽", "\u200d", "<b>&amp;\"'", "\n", "  ", "123", "é", "[UNK]", "\t"]
+
+
+@pytest.mark.parametrize("name", [n for n in ("gpt2", "bert-base-uncased") if n in PRETRAINED])
+@settings(max_examples=25, deadline=None)
+@given(texts=hst.lists(hst.lists(hst.sampled_from(EDIT_PIECES), max_size=40).map("".join), min_size=2, max_size=5),
+       show_ids=hst.booleans(), whitespace=hst.booleans())
+def test_boxes_kept_across_texts_draw_what_fresh_ones_do(name, texts, show_ids, whitespace):
+    """render_tokens(boxes=...) reuses the boxes an earlier text built (Compare keeps one dict per
+    tokenizer and view): every text is drawn exactly as without them, counts in the cards included."""
+    tok = load_pretrained(name)
+    kept: dict = {}
+    for text in texts:
+        enc = tok.encode(text)
+        args = dict(show_ids=show_ids, visible_whitespace=whitespace, text=text, made_at=tok.made_at,
+                    made_word="merge rank", scripted=True, batch=3)
+        assert render_tokens(enc, boxes=kept, **args) == render_tokens(enc, **args)
+
+
+def test_box_memo_is_one_per_tokenizer_and_view():
+    from playground import tokenizers
+    gpt2, bert = load_pretrained("gpt2"), load_pretrained("bert-base-uncased")
+    kept = tokenizers.box_memo(gpt2, False, False, "merge rank")
+    assert tokenizers.box_memo(gpt2, False, False, "merge rank") is kept
+    assert tokenizers.box_memo(gpt2, True, False, "merge rank") is not kept      # ids drawn, not strings
+    assert tokenizers.box_memo(bert, False, False, "merge rank") is not kept
+    kept.update((k, None) for k in range(tokenizers.BOX_MEMO_LIMIT + 1))
+    assert tokenizers.box_memo(gpt2, False, False, "merge rank") == {}           # too big: started again
