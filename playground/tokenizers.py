@@ -106,8 +106,8 @@ def encode_kept(chosen: list[compare.Choice], tokenizer_of: Callable[[compare.Ch
     return encodings
 
 
-BOX_MEMO_LIMIT = 50_000     # boxes kept for one tokenizer and view (a few hundred bytes each)
-BOX_MEMOS_LIMIT = 64        # (tokenizer, view) pairs kept; more (many retrainings) start again
+BOX_MEMO_LIMIT = 20_000     # boxes kept for one tokenizer and view (a few hundred bytes each)
+BOX_MEMOS_LIMIT = 100_000   # boxes kept in all (~40 MB): past it every memo starts again
 
 
 @st.cache_resource(show_spinner=False)
@@ -119,13 +119,15 @@ def box_memo(tokenizer, *view) -> dict:
     """The dict spans.render_tokens(boxes=...) fills and reuses for `tokenizer` drawn with the view
     options `view`, shared by every session: a box's HTML depends only on the tokenizer, those
     options and its (id, bytes, colour, count), all of which are its key. Held with the tokenizer
-    itself, so a new tokenizer at a freed one's address never gets its boxes."""
+    itself, so a new tokenizer at a freed one's address never gets its boxes. Bounded: a memo past
+    BOX_MEMO_LIMIT boxes starts again, and all of them past BOX_MEMOS_LIMIT (they also let go of
+    the tokenizers they hold)."""
     memos = _box_memos()
+    if sum(len(boxes) for _, boxes in memos.values()) > BOX_MEMOS_LIMIT:
+        memos.clear()
     key = (id(tokenizer), *view)
     entry = memos.get(key)
     if entry is None or entry[0] is not tokenizer or len(entry[1]) > BOX_MEMO_LIMIT:
-        if entry is None and len(memos) >= BOX_MEMOS_LIMIT:
-            memos.clear()
         entry = memos[key] = (tokenizer, {})
     return entry[1]
 

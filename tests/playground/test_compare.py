@@ -491,4 +491,10 @@ def test_box_memo_is_one_per_tokenizer_and_view():
     assert tokenizers.box_memo(gpt2, True, False, "merge rank") is not kept      # ids drawn, not strings
     assert tokenizers.box_memo(bert, False, False, "merge rank") is not kept
     kept.update((k, None) for k in range(tokenizers.BOX_MEMO_LIMIT + 1))
-    assert tokenizers.box_memo(gpt2, False, False, "merge rank") == {}           # too big: started again
+    fresh = tokenizers.box_memo(gpt2, False, False, "merge rank")
+    assert fresh == {} and fresh is not kept                                        # too big: started again
+    other = tokenizers.box_memo(bert, False, False, "merge rank")
+    other.update((k, None) for k in range(tokenizers.BOX_MEMO_LIMIT))
+    fresh.update((k, None) for k in range(tokenizers.BOX_MEMOS_LIMIT - tokenizers.BOX_MEMO_LIMIT + 1))
+    tokenizers.box_memo(gpt2, True, True, "merge rank")                              # all past the budget
+    assert tokenizers.box_memo(bert, False, False, "merge rank") is not other
