@@ -10,12 +10,13 @@ Two servers, started the same way (`streamlit run`, headless, loopback): the app
 bench/floor_app.py, a one-button app (click -> one line of text redrawn). One headless Chromium
 (/usr/bin/chromium) drives both. Every figure is taken the same way, on the page's own clock
 (performance.now, PAGE_CLOCK): from the user's action (its first click or key event) until the
-server's `script_finished` for that run has reached the page, the app shows no run under way,
-what the action was for is drawn (the floor's new count, the step's sentence, new Compare
-panels), and the next animation frame has come (the browser has painted). Until session 10 the end was read by Playwright's polling, which checks at growing intervals: the
-floor read 100 ms through it and 29-45 ms on the page's clock, and every figure carried up to
-~100 ms of polling, so the ratios to the floor looked about three times better than they are.
-The cold start (a page load, a second or more) is a wall time around Playwright's waits.
+server's `script_finished` for that run has reached the page, the app shows no run under way, what
+the action was for is drawn (the floor's new count, the step's sentence, new Compare panels), and
+the next animation frame has come (the browser has painted). Until session 10 the end was read by
+Playwright's polling, which checks at growing intervals: the floor read 100 ms through it and 29-45
+ms on the page's clock, and every figure carried up to ~100 ms of polling, so the ratios to the
+floor looked about three times better than they are. The cold start (a page load, a second or more)
+is a wall time around Playwright's waits.
 
 Figures (p50 / p95 / max, and the ratio to the floor's p50 / p95):
   floor              click -> text redrawn, --repeat times
