@@ -372,7 +372,7 @@ def text_and_views() -> None:
                                     add_special_tokens=bool(add_special))
     if chosen:
         st.html(compare.render_info_table(compare.info_rows(chosen, tokenizer_of)))
-    missing = compare.missing_note()
+    missing = compare.missing_note(tokenizers.unavailable_pretrained())
     if missing:
         st.caption(missing)
     write_link(text, selected, show, layout, view, options)

@@ -5,6 +5,7 @@ per name, a trained tokenizer per (trace, step) (its word cache and greedy table
 encodes, for everyone). The Compare and Inspect pages get theirs here.
 
     pretrained(name), installed_pretrained()         offline pretrained vocabularies
+    unavailable_pretrained()                         those whose package is missing, and how to install it
     trained(results, trace, upto=None)               a trained tokenizer, at its last step or `upto`
     trained_vocabulary(...), pretrained_vocabulary(...)  vocabulary tables (Inspect)
     session_vocabulary(tok)                          an imported tokenizer's table, in this session only
@@ -22,7 +23,7 @@ import streamlit as st
 
 from core.encoders import TrainedTokenizer
 from core.errors import PlaygroundError
-from core.pretrained import load_pretrained, pretrained_names
+from core.pretrained import load_pretrained, pretrained_names, pretrained_unavailable
 from playground import compare, state
 from playground import inspect as ins
 from playground.state import CompareKeys, InspectKeys, Results
@@ -37,6 +38,13 @@ def pretrained(name: str):
 @st.cache_data(show_spinner=False)
 def installed_pretrained() -> list[str]:
     return pretrained_names()
+
+
+@st.cache_data(show_spinner=False)
+def unavailable_pretrained() -> list[tuple[str, str]]:
+    # once per process, as installed_pretrained: looking for every package's files (importlib's
+    # find_spec, ~90 of them) was a few ms of every Compare run, that is of every pause in typing
+    return pretrained_unavailable()
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)

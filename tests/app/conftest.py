@@ -74,5 +74,7 @@ def without_llama_models(monkeypatch):
     real = cp._package_dir
     monkeypatch.setattr(cp, "_package_dir", lambda package: None if package == "llama_models" else real(package))
     tokenizers.installed_pretrained.clear()
+    tokenizers.unavailable_pretrained.clear()
     yield
     tokenizers.installed_pretrained.clear()
+    tokenizers.unavailable_pretrained.clear()
