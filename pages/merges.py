@@ -209,12 +209,11 @@ def _corpus(results: Results, trace: Trace, k: int) -> None:
 def _tree(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) -> None:
     step = stepper.step_at(trace, k)
     options = [mc.CURRENT] + list(facts.merged[:mc.TREE_CHOICES])
-    shown_as = mc.tree_labels(trace, facts, mc.TREE_CHOICES)
     chosen = view.tree_token
     state.show_widget(K.TREE_TOKEN, chosen if chosen is not None else mc.CURRENT)
     st.selectbox("Token", options, key=K.TREE_TOKEN, accept_new_options=True, on_change=mc.on_tree,
                  format_func=lambda t: "this step's token" if t == mc.CURRENT else
-                 shown_as.get(t) or mc.token_text(trace, facts, t),
+                 facts.tree_labels.get(t) or mc.token_text(trace, facts, t),
                  help="Pick or type any token of this vocabulary.")
     token = chosen if chosen is not None else (step.token if step is not None else None)
     if token is None:

@@ -2,7 +2,7 @@
 link (query parameters) that reopens a view, the background drawing of the next step, and
 autoplay. pages/merges.py draws; this module decides what it shows.
 
-    facts_of(results, trace), corpus_view(...), pair_chart(...), tree_labels(...)
+    facts_of(results, trace), corpus_view(...), pair_chart(...)
                                           cached per trace (and step): once for every session
     prefetch(...)                         draws the next step's corpus and pair chart in a background thread
     get_get_view(), set_view(...), go_to(step)    the view (state.MergesView) and the steps (state.get_step)
@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional
 
@@ -49,6 +49,9 @@ class TraceFacts:
     # once (20-40 ms a step when it was built at every step); Streamlit only reads it
     curves_chart: object = None
     key: str = ""                # trace_key: what the per-step caches below are keyed by
+    # the merge tree picker's options (the first TREE_CHOICES merged tokens) as lines of text: the
+    # picker is drawn at every step, and formatting them anew was ~20 ms of a byte-level step
+    tree_labels: dict = field(default_factory=dict)
 
 
 def trace_key(results: Results, trace: Trace) -> str:
@@ -61,26 +64,15 @@ def trace_key(results: Results, trace: Trace) -> str:
 @st.cache_resource(max_entries=training.MAX_TRACES, show_spinner=False)
 def facts(key: str, _trace: Trace) -> TraceFacts:
     curves = charts.curve_data(_trace)
-    return TraceFacts(token_ids=_trace.token_to_id, curves=curves,
+    made = TraceFacts(token_ids=_trace.token_to_id, curves=curves,
                       merged=stepper.merged_tokens(_trace), made_at=_trace.made_at,
                       tokenizer=stepper.tokenizer_at(_trace, len(_trace.steps)),
                       curves_chart=charts.training_curves(_trace, None, curves), key=key)
+    return replace(made, tree_labels={t: token_text(_trace, made, t) for t in made.merged[:TREE_CHOICES]})
 
 
 def facts_of(results: Results, trace: Trace) -> TraceFacts:
     return facts(trace_key(results, trace), trace)
-
-
-@st.cache_resource(max_entries=training.MAX_TRACES, show_spinner=False)
-def _tree_labels(key: str, limit: int, _trace: Trace, _facts: TraceFacts) -> dict:
-    return {t: token_text(_trace, _facts, t) for t in _facts.merged[:limit]}
-
-
-def tree_labels(trace: Trace, facts: TraceFacts, limit: int = TREE_CHOICES) -> dict:
-    """The merge tree picker's first `limit` merged tokens -> their line of text (token_text), once
-    per trace: the picker is drawn at every step, and formatting its 2,000 options on the KJV
-    anew was ~5 ms of each step's run."""
-    return _tree_labels(facts.key, limit, trace, facts)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -385,7 +377,7 @@ def warm_browser() -> None:
 
 def warm(results: Results, corpus: Optional[Corpus]) -> None:
     """Right after training: in the background, what the Merges page's first steps need (each
-    trace's facts and its tree picker's labels, the corpus drawn at steps 0 and 1, step 1's pair chart), so its first Next is
+    trace's facts, the corpus drawn at steps 0 and 1, step 1's pair chart), so its first Next is
     quick even on the KJV."""
     same = corpus is not None and corpus.digest == results.corpus_digest
     text = corpus.text if same else None
@@ -395,7 +387,7 @@ def warm(results: Results, corpus: Optional[Corpus]) -> None:
     def work() -> None:
         try:
             for trace in traces:
-                tree_labels(trace, facts_of(results, trace))
+                facts_of(results, trace)
             for trace in traces:
                 key = trace_key(results, trace)
                 for k in (0, 1):
