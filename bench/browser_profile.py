@@ -149,7 +149,7 @@ def main() -> None:
         app.terminate()
         app.wait(timeout=15)
     what = "Merges: Next on the KJV" if args.merges else f"compare {args.chars:,} chars"
-    print(f"{what}, {args.runs} runs: wall p50 {statistics.median(walls) * 1000:.0f} ms; "
+    print(f"{what}, {args.runs} runs: p50 {statistics.median(walls) * 1000:.0f} ms on the page's clock; "
           f"HTML {size / 1e6:.2f} MB, {elements:,} elements")
     print("  Performance.getMetrics (p50): " + ", ".join(
         f"{k} {statistics.median(w[k] for w in work) * 1000:.0f}" for k in work[0]) + " ms")
