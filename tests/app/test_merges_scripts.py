@@ -6,7 +6,7 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from playground import state
+from playground import merges_control, state
 from tests.support import APP
 
 ALIASES = "åäèçéæĪŃĹĺ¸¯¼ðŁ"
@@ -52,6 +52,15 @@ def test_chinese_byte_level_reads_as_characters():
     assert any(re.search(r"→ [\u4e00-\u9fff，。]+, id", t) for t in texts)   # whole characters as such
     chart = at.get("plotly_chart")[0]
     assert "The top" in chart.proto.spec and "Top 1 pairs" not in chart.proto.spec
+    # the merge tree picker offers the merged tokens in merge order, each read as the page reads it
+    # (its labels are made once per trace, TraceFacts.tree_labels, not at every step)
+    results = state.get_results(at.session_state)
+    trace = results.trace("bbpe")
+    facts = merges_control.facts_of(results, trace)
+    offered = at.selectbox(key="merges_tree_token").options[1:]
+    assert len(offered) == min(len(facts.merged), merges_control.TREE_CHOICES) > 0
+    assert offered == [merges_control.token_text(trace, facts, t) for t in facts.merged[:len(offered)]]
+    assert not any(c in "".join(offered) for c in ALIASES)
 
 
 def test_emoji_byte_level_reads_as_characters():
