@@ -5,7 +5,9 @@
 #   make screenshots   docs/screenshots/: every page at 1024 and 1280 px, light and dark
 #   make fast    the trainers' optional compiled loops (core/fast, Cython + a C compiler); without
 #                them everything works on the pure-Python path (`python -m core info` says which)
-#   make bench   training speed against Hugging Face on hard data (bench/speed.py, ~4 min)
+#   make bench   training speed against Hugging Face on hard data (bench/speed.py, ~8 min), then
+#                what a user waits for in Chromium against a one-button Streamlit app (bench/browser.py,
+#                ~3 min): every figure of the speed targets, each with its comparison from the same run
 # Both create .venv on first use; stamp files in .venv keep a second run from reinstalling
 # (they are remade when a requirements file changes).
 
@@ -39,8 +41,9 @@ run: $(VENV)/.run-installed
 fast: $(VENV)/.dev-installed
 	-@$(PY) core/fast/build.py
 
-bench: fast
+bench: fast chromium
 	$(PY) bench/speed.py
+	$(PY) bench/browser.py
 
 # Browser tests drive Debian's chromium through Playwright (Playwright's own browser download
 # is not used). Installed here when missing and we are root; otherwise we say how and stop.
