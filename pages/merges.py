@@ -232,7 +232,7 @@ def _tree(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) ->
     # Redrawn in place, the browser's Graphviz (d3-graphviz) measured every edge of the old tree
     # and the new one to animate between them (SVGPathElement.getPointAtLength: ~130 ms a step
     # on the KJV), an animation Streamlit never plays
-    with st.container(key=f"merges_tree_{facts.token_ids[token]}"):
+    with st.container(key=K.TREE_BOX), st.container(key=f"merges_tree_{facts.token_ids[token]}"):
         st.graphviz_chart(charts.merge_tree_dot(trace, token, shown=lambda t: mc.token_text(trace, facts, t),
                                                 spelled=stepper.show_token if trace.config.byte_level else None))
     shown = "“" + views.md_escape(mc.token_text(trace, facts, token)) + "”"

@@ -393,6 +393,7 @@ class MergesKeys:
     CURVE_MARKS = "merges_curve_marks"
     CORPUS = "merges_corpus"              # the corpus at the step (playground.html_panel)
     TREE_TOKEN = "merges_tree_token"
+    TREE_BOX = "merges_tree_box"          # the merge tree drawn (style.css: drawn only when scrolled near)
 
     @staticmethod
     def pairs(model: str) -> str:
