@@ -314,3 +314,22 @@ def snap(page, path, whole: bool = True) -> None:
         idle(page)
     page.screenshot(path=path)
     page.set_viewport_size(size)
+
+
+APP_BACKGROUND = "getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor"
+
+
+def set_theme(page, scheme: str) -> None:
+    """Switch the open page to the light or dark theme, as a user's system setting does: the app
+    follows the system's colour scheme, and Streamlit redraws in the other theme without a rerun
+    or a reload. Returns once the app's background is the theme's and two frames are drawn. One
+    session can so be photographed in both themes: the light and dark looks of one state, without
+    opening, training and stepping to it twice (the suite is CPU-bound)."""
+    page.emulate_media(color_scheme=scheme)
+    dark = scheme == "dark"
+    page.wait_for_function(
+        f"() => {{ const m = {APP_BACKGROUND}.match(/[\\d.]+/g).map(Number);"
+        f" const y = (0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]) / 255; return {'y < 0.2' if dark else 'y > 0.8'}; }}",
+        timeout=WAIT)
+    frames(page)
+    idle(page)

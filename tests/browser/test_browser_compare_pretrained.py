@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from core.pretrained import pretrained_names
 from playground.compare import SAMPLES
-from tests.browser.conftest import WAIT, luminance, new_tab, open_app, panel, rerun, snap
+from tests.browser.conftest import WAIT, luminance, new_tab, open_app, panel, rerun, set_theme, snap
 from tests.browser.look_tour import contrast_problems
 
 pytestmark = pytest.mark.browser
@@ -36,10 +36,10 @@ def names_not_cut(page) -> list[str]:
         .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)""")
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_thirteen_tokenizers_at_1280(browser, app_url, screenshot_dir, scheme):
+def test_thirteen_tokenizers_at_1280(browser, app_url, screenshot_dir):
+    """Loaded once in light; then switched to dark (as a system setting does) and looked at again."""
     assert len(THIRTEEN) == 13, pretrained_names()
-    context = browser.new_context(viewport=VIEWPORT, color_scheme=scheme)
+    context = browser.new_context(viewport=VIEWPORT, color_scheme="light")
     page = new_tab(context)
     try:
         open_app(page, app_url + link(THIRTEEN, chunks="1"))
@@ -56,11 +56,12 @@ def test_thirteen_tokenizers_at_1280(browser, app_url, screenshot_dir, scheme):
         # the pre-tokenizer's chunks over the text: GPT-2 cuts digits apart from letters
         expect(panel(page, "pretrained:gpt2").locator(".tp-chunks .tp-k").first).to_be_visible()
         assert names_not_cut(page) == []
-        assert contrast_problems(page) == []      # the table, the chunks' edges, in this theme
-        if scheme == "dark":
+        for scheme in ("light", "dark"):
+            set_theme(page, scheme)
+            assert contrast_problems(page) == [], scheme      # the table, the chunks' edges, in this theme
             background = page.get_by_test_id("stApp").evaluate("e => getComputedStyle(e).backgroundColor")
-            assert luminance(background) < 0.2, background
-        snap(page, screenshot_dir / f"compare-13-{scheme}.png")
+            assert (luminance(background) < 0.2) == (scheme == "dark"), background
+            snap(page, screenshot_dir / f"compare-13-{scheme}.png")
     finally:
         context.close()
 

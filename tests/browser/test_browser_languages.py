@@ -10,33 +10,41 @@ from playwright.sync_api import expect
 
 from core.pretrained import load_pretrained
 from playground import charts, token_tax
-from tests.browser.conftest import WAIT, go_to, idle, main, rerun, snap
+from tests.browser.conftest import WAIT, go_to, idle, main, rerun, set_theme, snap
 from tests.browser.look_tour import THEMES, open_context
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.mark.parametrize("width,theme", [(1024, "dark"), (1280, "light")])
-def test_token_tax_chart_and_inspect_replay(browser, app_url, screenshot_dir, width, theme):
-    context, page = open_context(browser, width, theme)
+LOOKS = [(1024, "dark"), (1280, "light")]   # each width once, each theme once
+
+
+def test_token_tax_chart_and_inspect_replay(browser, app_url, screenshot_dir):
+    """Each page loaded once: looked at 1024 pixels in dark, then resized to 1280 and switched to
+    light (as a system setting switches it)."""
+    context, page = open_context(browser, *LOOKS[0])
     try:
         page.goto(f"{app_url}/languages", timeout=WAIT)
         expect(page.get_by_role("heading", name="Token tax").first).to_be_visible(timeout=WAIT)
         chart = page.locator("[data-testid=stPlotlyChart]").filter(has_text="× English")
         expect(chart).to_have_count(1, timeout=WAIT)
         idle(page)
-        # one row label per language, and the chart inside the main column
-        labels = set(chart.locator(".yaxislayer-above .ytick text").all_text_contents())
-        wanted = {charts.shorten(lang.name, charts.LANGUAGE_LABEL_WIDTH) for lang in token_tax.languages()}
-        assert wanted <= labels, wanted - labels
-        box, column = chart.bounding_box(), main(page).bounding_box()
-        assert box["x"] >= column["x"] - 1 and box["x"] + box["width"] <= column["x"] + column["width"] + 1
-        assert box["x"] + box["width"] <= width
-        svg = chart.locator("svg.main-svg").first.bounding_box()
-        assert svg["width"] <= box["width"] + 1
         expect(page.get_by_text("Click a column's header to sort by it")).to_be_visible()
-        snap(page, screenshot_dir / f"tokentax-{width}-{theme}.png")
+        wanted = {charts.shorten(lang.name, charts.LANGUAGE_LABEL_WIDTH) for lang in token_tax.languages()}
+        for width, theme in LOOKS:
+            look(page, width, theme)
+            # one row label per language, and the chart inside the main column
+            expect(chart.locator(".yaxislayer-above .ytick text").first).to_be_visible()
+            labels = set(chart.locator(".yaxislayer-above .ytick text").all_text_contents())
+            assert wanted <= labels, (width, wanted - labels)
+            box, column = chart.bounding_box(), main(page).bounding_box()
+            assert box["x"] >= column["x"] - 1 and box["x"] + box["width"] <= column["x"] + column["width"] + 1
+            assert box["x"] + box["width"] <= width
+            svg = chart.locator("svg.main-svg").first.bounding_box()
+            assert svg["width"] <= box["width"] + 1, width
+            snap(page, screenshot_dir / f"tokentax-{width}-{theme}.png")
 
+        look(page, *LOOKS[0])
         page.goto(f"{app_url}/inspect?tokenizer=pretrained:gpt2&tab=walk&word=lowest", timeout=WAIT)
         slider = page.get_by_role("slider", name="Step")
         expect(slider).to_be_visible(timeout=WAIT)
@@ -55,16 +63,23 @@ def test_token_tax_chart_and_inspect_replay(browser, app_url, screenshot_dir, wi
             page.keyboard.press("ArrowRight")
         expect(page.get_by_text("Step 1: merge").first).to_be_visible()
         expect(page.locator(".tp-piece.tp-new")).to_have_count(1)
-        snap(page, screenshot_dir / f"replay-{width}-{theme}.png", whole=False)
+        for width, theme in LOOKS:
+            look(page, width, theme)
+            snap(page, screenshot_dir / f"replay-{width}-{theme}.png", whole=False)
     finally:
         context.close()
 
 
-@pytest.mark.parametrize("theme", THEMES)
-def test_bytes_per_token_against_vocabulary_after_training(browser, app_url, screenshot_dir, theme):
+def look(page, width: int, theme: str) -> None:
+    """The open page at `width` pixels in `theme`: its layout redrawn, no reload."""
+    page.set_viewport_size({"width": width, "height": 900})
+    set_theme(page, theme)
+
+
+def test_bytes_per_token_against_vocabulary_after_training(browser, app_url, screenshot_dir):
     """English prose trained through a Merges link, then the Token tax page in the same session:
-    one curve per trained tokenizer, inside the page at 1024 pixels."""
-    context, page = open_context(browser, 1024, theme)
+    one curve per trained tokenizer, inside the page at 1024 pixels; photographed in both themes."""
+    context, page = open_context(browser, 1024, "light")
     try:
         page.goto(f"{app_url}/merges?preset=english&tokenizer=bbpe&step=1", timeout=WAIT)
         expect(page.locator(".mg-sentence").first).to_contain_text("Step 1 of", timeout=WAIT)
@@ -77,6 +92,8 @@ def test_bytes_per_token_against_vocabulary_after_training(browser, app_url, scr
         box, column = chart.bounding_box(), main(page).bounding_box()
         assert box["x"] + box["width"] <= column["x"] + column["width"] + 1
         chart.scroll_into_view_if_needed()
-        chart.screenshot(path=screenshot_dir / f"tokentax-curve-1024-{theme}.png")
+        for theme in THEMES:
+            set_theme(page, theme)
+            chart.screenshot(path=screenshot_dir / f"tokentax-curve-1024-{theme}.png")
     finally:
         context.close()

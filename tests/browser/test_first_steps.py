@@ -1,10 +1,10 @@
 """In Chromium: the first screen (what this is, one-click starts), a one-click start onto the
 Merges page, and byte-level BPE on Chinese reading as characters (bytes with their character),
-in light and dark. Screenshots: tests/screenshots/first-*.png and merges-chinese-*.png."""
+in light and dark (one session, the theme switched as a system setting does). Screenshots: tests/screenshots/first-*.png and merges-chinese-*.png."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import WAIT, idle, new_tab, open_app, snap
+from tests.browser.conftest import WAIT, idle, new_tab, open_app, set_theme, snap
 
 pytestmark = pytest.mark.browser
 
@@ -33,9 +33,17 @@ def test_pasted_chinese_trains_in_one_click_and_offers_a_split(browser, app_url,
         context.close()
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_first_screen_and_chinese_merges(browser, app_url, screenshot_dir, scheme):
-    context = browser.new_context(viewport={"width": 1024, "height": 800}, color_scheme=scheme)
+def both_themes(page, shoot) -> None:
+    """`shoot(scheme)` in the light theme and in the dark, the page switched as a system setting
+    switches it (one session photographed twice, not opened and trained twice); back to light."""
+    for scheme in ("light", "dark"):
+        set_theme(page, scheme)
+        shoot(scheme)
+    set_theme(page, "light")
+
+
+def test_first_screen_and_chinese_merges(browser, app_url, screenshot_dir):
+    context = browser.new_context(viewport={"width": 1024, "height": 800}, color_scheme="light")
     page = new_tab(context)
     try:
         open_app(page, app_url)
@@ -43,7 +51,7 @@ def test_first_screen_and_chinese_merges(browser, app_url, screenshot_dir, schem
         for name in ("The seed's first example", "A Chinese paragraph", "The King James Bible", "Paste your own text"):
             expect(page.get_by_role("button", name=name)).to_be_visible(timeout=WAIT)
         idle(page)
-        page.screenshot(path=screenshot_dir / f"first-screen-{scheme}.png")
+        both_themes(page, lambda scheme: page.screenshot(path=screenshot_dir / f"first-screen-{scheme}.png"))
         page.get_by_role("button", name="A Chinese paragraph").click()
         expect(page.get_by_text("Loaded and trained")).to_be_visible(timeout=WAIT)
         expect(page.get_by_role("button", name="Train all three on “Sample · Chinese paragraph”")).to_be_visible(timeout=WAIT)
@@ -60,12 +68,13 @@ def test_first_screen_and_chinese_merges(browser, app_url, screenshot_dir, schem
         alias = page.locator(".mg-sentence code.mg-tok[title]").first.get_attribute("title")
         assert alias.startswith("spelled ") and any(c in alias for c in ALIASES), alias
         idle(page)
-        snap(page, screenshot_dir / f"merges-chinese-step1-{scheme}.png")
+        both_themes(page, lambda scheme: snap(page, screenshot_dir / f"merges-chinese-step1-{scheme}.png"))
         page.keyboard.press("End")
         expect(page.locator(".mg-sentence").first).not_to_contain_text("Step 1 of", timeout=WAIT)
         idle(page)
         assert not any(c in page.locator(".mg-sentence").first.inner_text() for c in ALIASES)
-        page.screenshot(path=screenshot_dir / f"merges-chinese-{scheme}.png", full_page=True)
+        both_themes(page, lambda scheme: page.screenshot(path=screenshot_dir / f"merges-chinese-{scheme}.png",
+                                                         full_page=True))
     finally:
         context.close()
 

@@ -1,6 +1,7 @@
 """Unigram in Chromium: opted in on the Corpus page, trained on seed 001 (202 characters) with
 the three, then stepped on its page by the Merges page's keys (→ End Home), through a pruning,
-and one word's lattice drawn, the Viterbi path outlined and the shares adding up to 100%.
+and one word's lattice drawn, the Viterbi path outlined and the shares adding up to 100%. Stepped once, in the light theme; the
+pictures are taken in both (the theme switched on the open page, as a system setting does).
 
 Screenshots of the iteration view and of the lattice at 1280 and 1024 pixels, light and dark:
 tests/screenshots/unigram-{iterations,lattice}-{1280,1024}-{light,dark}.png. Every wait is for
@@ -12,7 +13,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import WAIT, go_to, idle, load_preset, new_tab, open_app, rerun, snap
+from tests.browser.conftest import WAIT, go_to, idle, load_preset, new_tab, open_app, rerun, set_theme, snap
 
 pytestmark = pytest.mark.browser
 
@@ -34,7 +35,15 @@ def _press(page, key: str, step: int, last: int) -> None:
     idle(page)
 
 
-def _train_with_unigram(page, shot=None) -> None:
+def _both_themes(page, shoot) -> None:
+    """`shoot(theme)` in the light theme, then in the dark, and back to light."""
+    for theme in ("light", "dark"):
+        set_theme(page, theme)
+        shoot(theme)
+    set_theme(page, "light")
+
+
+def _train_with_unigram(page, screenshot_dir) -> None:
     load_preset(page, "Seed 001")
     with rerun(page):
         page.locator(".st-key-corpus_unigram_on").get_by_text("Train Unigram too").click()
@@ -43,20 +52,19 @@ def _train_with_unigram(page, shot=None) -> None:
     with rerun(page):
         box.press("Enter")
     expect(page.get_by_text("This corpus accepts a Unigram vocabulary of")).to_be_visible(timeout=WAIT)
-    if shot is not None:
-        page.locator(".st-key-corpus_unigram_box").screenshot(path=shot)
+    _both_themes(page, lambda theme: page.locator(".st-key-corpus_unigram_box").screenshot(
+        path=screenshot_dir / f"unigram-settings-1280-{theme}.png"))
     with rerun(page, 4 * WAIT):
         page.get_by_role("button", name=re.compile("^Train all four")).click()
     expect(page.get_by_text("Trained all four")).to_be_visible(timeout=WAIT)
 
 
-@pytest.mark.parametrize("theme", ["light", "dark"])
-def test_unigram_stepped_by_keys_with_its_lattice(browser, app_url, screenshot_dir, theme):
-    context = browser.new_context(viewport={"width": WIDTHS[0], "height": 900}, color_scheme=theme)
+def test_unigram_stepped_by_keys_with_its_lattice(browser, app_url, screenshot_dir):
+    context = browser.new_context(viewport={"width": WIDTHS[0], "height": 900}, color_scheme="light")
     page = new_tab(context)
     try:
         open_app(page, app_url)
-        _train_with_unigram(page, screenshot_dir / f"unigram-settings-1280-{theme}.png")
+        _train_with_unigram(page, screenshot_dir)
         go_to(page, "Unigram")
         marker = page.locator('.mg-state[data-keys="unigram"]')
         marker.wait_for(state="attached", timeout=WAIT)
@@ -93,12 +101,16 @@ def test_unigram_stepped_by_keys_with_its_lattice(browser, app_url, screenshot_d
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": 900})
             idle(page)
-            page.get_by_test_id("stMain").locator("h1").first.scroll_into_view_if_needed()
-            snap(page, screenshot_dir / f"unigram-iterations-{width}-{theme}.png")
             # the lattice fits the page's width: no horizontal scrolling needed to read it
             fits = lattice.evaluate("e => [e.scrollWidth, e.clientWidth, getComputedStyle(e).gridTemplateColumns]")
             assert fits[0] <= fits[1] + 1, (width, fits)
-            lattice.scroll_into_view_if_needed()
-            page.locator(".st-key-unigram_lattice").screenshot(path=screenshot_dir / f"unigram-lattice-{width}-{theme}.png")
+
+            def shoot(theme, width=width):
+                page.get_by_test_id("stMain").locator("h1").first.scroll_into_view_if_needed()
+                snap(page, screenshot_dir / f"unigram-iterations-{width}-{theme}.png")
+                lattice.scroll_into_view_if_needed()
+                page.locator(".st-key-unigram_lattice").screenshot(
+                    path=screenshot_dir / f"unigram-lattice-{width}-{theme}.png")
+            _both_themes(page, shoot)
     finally:
         context.close()
