@@ -371,7 +371,8 @@ def text_and_views() -> None:
     options = compare.EncodeOptions(recognize_special_tokens=special_mode == SPECIAL_MODES[True],
                                     add_special_tokens=bool(add_special))
     if chosen:
-        st.html(compare.render_info_table(compare.info_rows(chosen, tokenizer_of)))
+        with st.container(key=K.INFO_BOX):   # the column's width: the table wraps, or scrolls inside it
+            st.html(compare.render_info_table(compare.info_rows(chosen, tokenizer_of)))
     missing = compare.missing_note(tokenizers.unavailable_pretrained())
     if missing:
         st.caption(missing)

@@ -440,6 +440,7 @@ class CompareKeys:
     SPECIAL = "compare_special"            # special tokens in the text: "As text" | "Recognized"
     ADD_SPECIAL = "compare_add_special"    # add each model's BOS/EOS/CLS/SEP
     CHUNKS = "compare_chunks"              # draw the pre-tokenizer's chunks above the tokens
+    INFO_BOX = "compare_info_box"          # not a widget: the box of the picker's table (scrolls sideways)
     CHAT = ("compare_chat_system", "compare_chat_user", "compare_chat_assistant", "compare_chat_user2")
     # not widgets: True until the user edits the selection (it follows the defaults meanwhile);
     # choice key -> (tokenizer, text, Encoding or error) of the last run

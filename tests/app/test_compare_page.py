@@ -170,7 +170,7 @@ def _assert_no_markup_from_the_user(at: AppTest) -> None:
     for body in drawn_html(at):      # st.html and the panels drawn without its sanitizer alike
         parser = HTMLTags.of(re.sub(r"<style>.*?</style>", "", body, flags=re.S))
         tags, attrs = set(parser.tags), {name for name, _ in parser.attrs}
-        assert tags <= {"div", "span", "b", "table", "thead", "tbody", "tr", "th", "td"}, tags
+        assert tags <= {"div", "span", "b", "table", "thead", "tbody", "tr", "th", "td", "wbr"}, tags
         assert attrs <= {"class", "style", "title", "data-tokenizer", "data-card"}, attrs
         assert "<b>x</b>" not in body
 

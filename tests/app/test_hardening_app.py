@@ -130,7 +130,7 @@ def markdown_texts(at: AppTest) -> list[str]:
     return out
 
 
-SAFE_TAGS = {"style", "div", "span", "code", "strong", "b", "table", "thead", "tbody", "tr", "th", "td", "br"}
+SAFE_TAGS = {"style", "div", "span", "code", "strong", "b", "table", "thead", "tbody", "tr", "th", "td", "br", "wbr"}
 SAFE_ATTRS = {"class", "title", "style", "data-tokenizer", "data-step", "data-card",   # data-card: the hover card, escaped like title
               "data-last", "data-playing", "data-speed"}   # the Merges page's state marker: numbers of ours
 

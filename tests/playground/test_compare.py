@@ -432,6 +432,10 @@ def test_info_rows_come_from_the_catalog_or_the_tokenizer():
     assert loaded == [choices[0].key]          # a pretrained row is read from the catalog, nothing loaded
     table = compare.render_info_table([compare.InfoRow("<b>x</b>", "BPE", 1234, "p==1", "MIT")])
     assert "<b>x</b>" not in table and "&lt;b&gt;x&lt;/b&gt;" in table and "1,234" in table
+    assert '<td class="tp-pkg">p==<wbr>1</td>' in table        # a narrow column breaks a pin after its ==
+    table = compare.render_info_table([compare.InfoRow("x", "BPE", 1, "<i>==<b>", "MIT")])
+    assert '<td class="tp-pkg">&lt;i&gt;==<wbr>&lt;b&gt;</td>' in table
+    assert "tp-pkg\">plain<" in compare.render_info_table([compare.InfoRow("x", "BPE", 1, "plain", "MIT")])
 
 
 def test_the_files_of_chosen_imports_go_in_the_link_one_slot_each_and_come_back_paired():
