@@ -2,6 +2,7 @@
 says against the seed; the controls, lockstep, autoplay's steps, links (good and malformed), and
 escaping of corpus text. Pixels and keys are the browser tests' job (test_browser_merges.py)."""
 import html
+import json
 import re
 from dataclasses import replace
 
@@ -106,6 +107,33 @@ def test_seed_000_step_by_step():
     words = [m.value for m in at.markdown if "mg-words" in m.value][0]
     assert words.count('class="mg-count"') == 3 and "All 3 words this merge changed" in " ".join(
         c.value for c in at.caption)
+
+
+def test_step_0_shows_the_pairs_the_first_merge_chooses_from():
+    """Before any merge the pair chart is already there: the first merge's candidates, counted before
+    it, the winner-to-be in red; Next then shows step 1's chart in the same element (same key),
+    which the browser updates instead of drawing anew. Its caption says which it is."""
+    at = trained("seed-000")
+    trace = state.get_results(at.session_state).trace("bpe")
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2          # the pairs, and the training curves
+    before = json.loads(charts[0].proto.spec)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Before any merge, the 10 best pairs by count: the first merge takes the one in red" in captions
+    assert "5 pairs shared the top count" in captions
+    assert any("Press **Next**" in i.value for i in at.info)
+    press(at, "next")
+    after = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert at.get("plotly_chart")[0].proto.id == charts[0].proto.id     # the same element, updated
+    assert before["data"] == after["data"]                                # step 1 chose from these
+    bars = [str(y) for y in after["data"][0]["y"]]
+    first = trace.steps[0].pair
+    assert any(first[0] in y and first[1] in y for y in bars[-1:] + bars[:1]), bars
+    captions = " ".join(c.value for c in at.caption)
+    assert "The 10 best pairs at this step by count: the winner in red" in captions
+    assert "Before any merge" not in captions and not at.info
+    press(at, "first")
+    assert "Before any merge" in " ".join(c.value for c in at.caption)
 
 
 def test_seed_004_bpe_and_wordpiece():
