@@ -4,7 +4,9 @@ Compare, Token tax, each of Inspect's tabs):
 - legible: axe-core's colour-contrast rule finds nothing (axe-core comes bundled in
   axe-playwright-python: no network);
 - whole: in every chart (Plotly figures and Graphviz merge trees) every SVG text box lies inside its
-  chart's box and no two text boxes overlap (getBoundingClientRect).
+  chart's box and no two text boxes overlap (getBoundingClientRect);
+- inside the column: nothing on the page runs past the main column's edges (a box that scrolls
+  inside the column may hold wider content).
 Three tours: each theme, each width, and each trained view at 1024 pixels, where the charts are
 narrowest (in lockstep, three side by side beside the open sidebar): WordPiece on seed 004 at its
 first step (ten scores, two pairs tied at one point) and byte-level BPE on the Chinese sample at step
@@ -51,6 +53,33 @@ MEASURE = """() => {
     out.push({name, texts: texts.length, problems});
   }
   return out;
+}"""
+
+
+# What sticks out of the page's column: elements whose box runs past the main column's left or right
+# edge, unless a box inside the column clips or scrolls them (a table's own scroll box, a token
+# panel). Streamlit's dataframes are left out: their grid scrolls itself, and their resize grip
+# stands 9 px into the column's margin by design. At 1024 pixels with the sidebar open the Compare
+# picker's table once ran its licences off the page.
+OUTSIDE_COLUMN = """() => {
+  const main = document.querySelector('[data-testid=stMainBlockContainer]');
+  const column = main.querySelector(':scope > [data-testid=stVerticalBlock]').getBoundingClientRect();
+  const out = [];
+  for (const e of main.querySelectorAll('*')) {
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || (r.right <= column.right + 2 && r.left >= column.left - 2)) continue;
+    if (e.closest('[data-testid=stDataFrameResizable]')) continue;
+    let clipped = false;
+    for (let p = e.parentElement; p && p !== main; p = p.parentElement) {
+      if (getComputedStyle(p).overflowX === 'visible') continue;
+      const b = p.getBoundingClientRect();
+      if (b.right <= column.right + 2 && b.left >= column.left - 2) { clipped = true; break; }
+    }
+    if (!clipped) out.push(`${e.tagName.toLowerCase()}.${e.getAttribute('class') || ''} x ${Math.round(r.left)}..`
+                          + `${Math.round(r.right)} of ${Math.round(column.left)}..${Math.round(column.right)}: `
+                          + (e.textContent || '').trim().slice(0, 40));
+  }
+  return out.slice(0, 5);
 }"""
 
 
@@ -113,11 +142,14 @@ def chart_problems(page) -> tuple[int, dict[str, list[str]]]:
 def test_every_page_is_legible_and_every_chart_whole(browser, app_url, width, theme, preset, model, step):
     context, page = open_context(browser, width, theme)
     try:
-        faint, cut, unthemed, charts = {}, {}, {}, 0
+        faint, cut, unthemed, outside, charts = {}, {}, {}, {}, 0
         for stop in tour(page, app_url, preset, model, step):
             problems = contrast_problems(page)
             if problems:
                 faint[stop] = problems
+            problems = page.evaluate(OUTSIDE_COLUMN)
+            if problems:
+                outside[stop] = problems
             seen, wrong = chart_problems(page)
             charts += seen
             cut.update({f"{stop} / {name}": p for name, p in wrong.items()})
@@ -130,5 +162,6 @@ def test_every_page_is_legible_and_every_chart_whole(browser, app_url, width, th
         assert not cut, f"{len(cut)} of {charts} charts:\n" + "\n".join(
             f"{where}:\n  " + "\n  ".join(p[:8]) for where, p in cut.items())
         assert not unthemed, f"not following the dark theme: {unthemed}"
+        assert not outside, f"past the page's column at {width} px: {outside}"
     finally:
         context.close()
