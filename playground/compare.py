@@ -214,6 +214,12 @@ def info_rows(chosen: Sequence[Choice], tokenizer_of: Callable[[Choice], object]
     return [info_row(c, tokenizer_of) for c in chosen]
 
 
+def _words(text: str) -> str:
+    """Escaped `text` that a narrow column may wrap between its words but never inside one (not
+    at the hyphen of "byte-level" or "GPT-4o")."""
+    return " ".join(f'<span class="tp-nw">{markup.text(w)}</span>' for w in text.split(" "))
+
+
 def _package_cell(package: str) -> str:
     """A pin such as `openai-whisper==20250625`, free to break after its `==` (and, as text does,
     after a hyphen): on a narrow column the table wraps there instead of leaving the page."""
@@ -225,7 +231,7 @@ def render_info_table(rows: Sequence[InfoRow]) -> str:
     """The chosen tokenizers' family, vocabulary size, package and licence: an escaped HTML table."""
     head = "".join(f"<th>{h}</th>" for h in ("Tokenizer", "Family", "Vocabulary", "Package", "Licence"))
     body = "".join(
-        f'<tr><td class="tp-info-name">{markup.text(r.label)}</td><td>{markup.text(r.family)}</td>'
+        f'<tr><td class="tp-info-name">{_words(r.label)}</td><td>{_words(r.family)}</td>'
         f'<td class="tp-n">{r.vocab_size:,}</td><td class="tp-pkg">{_package_cell(r.package)}</td>'
         f"<td>{markup.text(r.licence)}</td></tr>" for r in rows)
     return f'<table class="tp-info"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'

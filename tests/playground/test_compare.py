@@ -436,6 +436,10 @@ def test_info_rows_come_from_the_catalog_or_the_tokenizer():
     table = compare.render_info_table([compare.InfoRow("x", "BPE", 1, "<i>==<b>", "MIT")])
     assert '<td class="tp-pkg">&lt;i&gt;==<wbr>&lt;b&gt;</td>' in table
     assert "tp-pkg\">plain<" in compare.render_info_table([compare.InfoRow("x", "BPE", 1, "plain", "MIT")])
+    # names and families wrap between words, never inside one (not at the hyphen of "GPT-4o")
+    table = compare.render_info_table([compare.InfoRow("o200k (GPT-4o)", "byte-level BPE", 1, "p", "MIT")])
+    assert ('<td class="tp-info-name"><span class="tp-nw">o200k</span> <span class="tp-nw">(GPT-4o)</span></td>'
+            '<td><span class="tp-nw">byte-level</span> <span class="tp-nw">BPE</span></td>') in table
 
 
 def test_the_files_of_chosen_imports_go_in_the_link_one_slot_each_and_come_back_paired():
