@@ -333,3 +333,12 @@ def set_theme(page, scheme: str) -> None:
         timeout=WAIT)
     frames(page)
     idle(page)
+
+
+def both_themes(page, shoot) -> None:
+    """`shoot(scheme)` in the light theme, then in the dark (set_theme: one session looked at
+    twice, not opened and trained twice); the page is left in light."""
+    for scheme in ("light", "dark"):
+        set_theme(page, scheme)
+        shoot(scheme)
+    set_theme(page, "light")

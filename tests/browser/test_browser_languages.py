@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 
 from core.pretrained import load_pretrained
 from playground import charts, token_tax
-from tests.browser.conftest import WAIT, go_to, idle, main, rerun, set_theme, snap
-from tests.browser.look_tour import THEMES, open_context
+from tests.browser.conftest import WAIT, both_themes, go_to, idle, main, rerun, set_theme, snap
+from tests.browser.look_tour import open_context
 
 pytestmark = pytest.mark.browser
 
@@ -92,8 +92,6 @@ def test_bytes_per_token_against_vocabulary_after_training(browser, app_url, scr
         box, column = chart.bounding_box(), main(page).bounding_box()
         assert box["x"] + box["width"] <= column["x"] + column["width"] + 1
         chart.scroll_into_view_if_needed()
-        for theme in THEMES:
-            set_theme(page, theme)
-            chart.screenshot(path=screenshot_dir / f"tokentax-curve-1024-{theme}.png")
+        both_themes(page, lambda theme: chart.screenshot(path=screenshot_dir / f"tokentax-curve-1024-{theme}.png"))
     finally:
         context.close()

@@ -1,10 +1,11 @@
 """In Chromium: the first screen (what this is, one-click starts), a one-click start onto the
 Merges page, and byte-level BPE on Chinese reading as characters (bytes with their character),
-in light and dark (one session, the theme switched as a system setting does). Screenshots: tests/screenshots/first-*.png and merges-chinese-*.png."""
+in light and dark (one session, the theme switched as a system setting does). Screenshots:
+tests/screenshots/first-*.png and merges-chinese-*.png."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import WAIT, idle, new_tab, open_app, set_theme, snap
+from tests.browser.conftest import WAIT, both_themes, idle, new_tab, open_app, snap
 
 pytestmark = pytest.mark.browser
 
@@ -31,15 +32,6 @@ def test_pasted_chinese_trains_in_one_click_and_offers_a_split(browser, app_url,
         expect(page.get_by_text("of the lines are one long “word”")).to_have_count(0, timeout=WAIT)
     finally:
         context.close()
-
-
-def both_themes(page, shoot) -> None:
-    """`shoot(scheme)` in the light theme and in the dark, the page switched as a system setting
-    switches it (one session photographed twice, not opened and trained twice); back to light."""
-    for scheme in ("light", "dark"):
-        set_theme(page, scheme)
-        shoot(scheme)
-    set_theme(page, "light")
 
 
 def test_first_screen_and_chinese_merges(browser, app_url, screenshot_dir):

@@ -1,7 +1,8 @@
 """Unigram in Chromium: opted in on the Corpus page, trained on seed 001 (202 characters) with
 the three, then stepped on its page by the Merges page's keys (→ End Home), through a pruning,
-and one word's lattice drawn, the Viterbi path outlined and the shares adding up to 100%. Stepped once, in the light theme; the
-pictures are taken in both (the theme switched on the open page, as a system setting does).
+and one word's lattice drawn, the Viterbi path outlined and the shares adding up to 100%. Stepped
+once, in the light theme; the pictures are taken in both (the theme switched on the open page, as a
+system setting does).
 
 Screenshots of the iteration view and of the lattice at 1280 and 1024 pixels, light and dark:
 tests/screenshots/unigram-{iterations,lattice}-{1280,1024}-{light,dark}.png. Every wait is for
@@ -13,7 +14,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import WAIT, go_to, idle, load_preset, new_tab, open_app, rerun, set_theme, snap
+from tests.browser.conftest import WAIT, both_themes, go_to, idle, load_preset, new_tab, open_app, rerun, snap
 
 pytestmark = pytest.mark.browser
 
@@ -35,14 +36,6 @@ def _press(page, key: str, step: int, last: int) -> None:
     idle(page)
 
 
-def _both_themes(page, shoot) -> None:
-    """`shoot(theme)` in the light theme, then in the dark, and back to light."""
-    for theme in ("light", "dark"):
-        set_theme(page, theme)
-        shoot(theme)
-    set_theme(page, "light")
-
-
 def _train_with_unigram(page, screenshot_dir) -> None:
     load_preset(page, "Seed 001")
     with rerun(page):
@@ -52,7 +45,7 @@ def _train_with_unigram(page, screenshot_dir) -> None:
     with rerun(page):
         box.press("Enter")
     expect(page.get_by_text("This corpus accepts a Unigram vocabulary of")).to_be_visible(timeout=WAIT)
-    _both_themes(page, lambda theme: page.locator(".st-key-corpus_unigram_box").screenshot(
+    both_themes(page, lambda theme: page.locator(".st-key-corpus_unigram_box").screenshot(
         path=screenshot_dir / f"unigram-settings-1280-{theme}.png"))
     with rerun(page, 4 * WAIT):
         page.get_by_role("button", name=re.compile("^Train all four")).click()
@@ -111,6 +104,6 @@ def test_unigram_stepped_by_keys_with_its_lattice(browser, app_url, screenshot_d
                 lattice.scroll_into_view_if_needed()
                 page.locator(".st-key-unigram_lattice").screenshot(
                     path=screenshot_dir / f"unigram-lattice-{width}-{theme}.png")
-            _both_themes(page, shoot)
+            both_themes(page, shoot)
     finally:
         context.close()
