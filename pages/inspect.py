@@ -21,7 +21,8 @@ from core.errors import PlaygroundError
 from core.formats import FORMATS, tokenizer_file_text
 from core.pretrained import pretrained_unavailable
 from core.trace_io import trace_csv, trace_report
-from playground import charts, compare, corpus_store, inspect_link, session_file, spans, state, tokenizers, unigram_control, views
+from playground import charts, compare, corpus_store, html_panel, inspect_link, session_file, spans, state, tokenizers, \
+    unigram_control, views
 from playground import inspect as ins
 from playground.state import MODEL_LABELS, PERSIST, InspectKeys as K
 from playground.startup import through_app
@@ -418,7 +419,12 @@ def _merge_tree(trace, step: int, frame) -> None:
     # a table word may hold line breaks: made visible, a token cannot end the code span's paragraph
     shown = spans.show_whitespace(token)
     st.markdown(f"**Merge tree of** `{shown}`" if "`" not in shown else f"**Merge tree of** {views.md_escape(shown)}")
-    st.graphviz_chart(dot)
+    # each token read as the table reads it (byte-level: its characters, not GPT-2's byte letters,
+    # which stay in the tooltip)
+    texts = dict(zip(frame["token"], frame["text"]))
+    html_panel.show(charts.merge_tree_html(trace, token, shown=lambda t: texts.get(t, t),
+                                           spelled=spans.show_whitespace if trace.config.byte_level else None),
+                    key=K.TREE)
     st.download_button("Merge tree (.dot)", data=dot, file_name="merge-tree.dot", mime="text/vnd.graphviz",
                        key=K.DOWNLOAD_TREE, on_click="ignore",
                        help="Graphviz source: `dot -Tpng merge-tree.dot -o tree.png` makes an image.")

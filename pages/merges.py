@@ -212,34 +212,25 @@ def _corpus(results: Results, trace: Trace, k: int) -> None:
 
 
 def _tree(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) -> None:
+    """The tree of the picked token, or of this step's (the picker is drawn after the fragment:
+    _tree_picker)."""
     step = stepper.step_at(trace, k)
-    options = [mc.CURRENT] + list(facts.merged[:mc.TREE_CHOICES])
     chosen = view.tree_token
-    state.show_widget(K.TREE_TOKEN, chosen if chosen is not None else mc.CURRENT)
-    st.selectbox("Token", options, key=K.TREE_TOKEN, accept_new_options=True, on_change=mc.on_tree,
-                 format_func=lambda t: "this step's token" if t == mc.CURRENT else
-                 facts.tree_labels.get(t) or mc.token_text(trace, facts, t),
-                 help="Pick or type any token of this vocabulary.")
     token = chosen if chosen is not None else (step.token if step is not None else None)
     if token is None:
-        st.caption("At step 0 nothing is merged yet: every token is a symbol of the alphabet. Pick a token above.")
-        # a one-node graph, hidden (style.css): the browser loads its Graphviz code while step 0
-        # is shown, not on the first Next (~1 s of the first step on a busy machine)
-        with st.container(key=mc.TREE_WARM_BOX):
-            st.graphviz_chart("digraph { a }")
+        st.caption("At step 0 nothing is merged yet: every token is a symbol of the alphabet. Pick a token below.")
         return
     if token not in facts.token_ids:
         st.warning(f"“{views.md_escape(mc.token_text(trace, facts, token))}” is not a token of the "
                    f"{MODEL_LABELS[trace.config.model]} vocabulary.")
         return
     made = facts.made_at.get(token)
-    # a container named after the token: another token's tree is drawn afresh in a new element.
-    # Redrawn in place, the browser's Graphviz (d3-graphviz) measured every edge of the old tree
-    # and the new one to animate between them (SVGPathElement.getPointAtLength: ~130 ms a step
-    # on the KJV), an animation Streamlit never plays
-    with st.container(key=K.TREE_BOX), st.container(key=f"merges_tree_{facts.token_ids[token]}"):
-        st.graphviz_chart(charts.merge_tree_dot(trace, token, shown=lambda t: mc.token_text(trace, facts, t),
-                                                spelled=stepper.show_token if trace.config.byte_level else None))
+    # boxes the stylesheet draws as a tree, in one keyed panel a step updates in place
+    # (charts.merge_tree_html: the text keeps its size, a wide tree scrolls)
+    with st.container(key=K.TREE_BOX):
+        html_panel.show(charts.merge_tree_html(trace, token, shown=lambda t: mc.token_text(trace, facts, t),
+                                               spelled=stepper.show_token if trace.config.byte_level else None),
+                        key=K.TREE)
     shown = "“" + views.md_escape(mc.token_text(trace, facts, token)) + "”"
     if made is None:
         st.caption(f"{shown} is a symbol of the alphabet: no merge made it.")
@@ -247,6 +238,24 @@ def _tree(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) ->
         later = f", after this step ({k:,})" if made > k else ""
         st.caption(f"How {shown} was built, merge by merge down to the alphabet (green): each orange box is a token "
                    f"and the step that made it. This one was made at step {made:,}{later}.")
+
+
+def _tree_picker(results: Results) -> None:
+    """The merge tree's token picker, drawn after the step's fragment, so that a step does not send
+    it again: its options are every merged token (2,000 on the KJV), and redrawing them was ~55 ms
+    of each step in the browser. A whole run notes whose tokens it offers before the fragment runs
+    (K.TREE_PICKER_MODEL); a change of tokenizer inside the fragment then reruns the whole page,
+    which draws the picker with the new vocabulary."""
+    view = mc.get_view()
+    trace = results.trace(view.model)
+    facts = mc.facts_of(results, trace)
+    options = [mc.CURRENT] + list(facts.merged[:mc.TREE_CHOICES])
+    chosen = view.tree_token
+    state.show_widget(K.TREE_TOKEN, chosen if chosen is not None else mc.CURRENT)
+    st.selectbox("Merge tree of", options, key=K.TREE_TOKEN, accept_new_options=True, on_change=mc.on_tree,
+                 format_func=lambda t: "this step's token" if t == mc.CURRENT else
+                 facts.tree_labels.get(t) or mc.token_text(trace, facts, t),
+                 help="Pick or type any token of this vocabulary.")
 
 
 # ---------------------------------------------------------------- the page
@@ -274,6 +283,8 @@ def _stepped(results: Results) -> None:
     browser redraws only its elements: the title, the keys' script, the stylesheet and the
     sidebar are neither rerun nor sent again (docs/architecture.md, "The Merges page's step")."""
     view = mc.get_view()
+    if state.widget_value(K.TREE_PICKER_MODEL) != view.model:   # the tree's picker offers another
+        st.rerun(scope="app")                                   # tokenizer's tokens: draw it anew
     last = mc.last_step(results, view)
     current = mc.current_step(results, view)
     mc.write_link(results, view, current)
@@ -303,4 +314,8 @@ def _stepped(results: Results) -> None:
     _tree(trace, shown, facts, view)
 
 
+# whose tokens the tree's picker (after the fragment) offers: noted before the fragment, so that a
+# whole run never finds it stale
+state.set_widget(K.TREE_PICKER_MODEL, mc.get_view().model)
 _stepped(results)
+_tree_picker(results)

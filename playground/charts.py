@@ -1,4 +1,5 @@
-"""Chart builders: plain functions from trace records to Plotly figures (tested without a browser).
+"""Chart builders: plain functions from trace records to Plotly figures (tested without a browser),
+and the merge tree as HTML and as Graphviz DOT.
 (Over 400 lines: every chart of the app in one place, each a short function sharing one frame,
 font sizes and colours; split by page, the theme's rules would be copied.)
 
@@ -32,6 +33,7 @@ AXIS_STANDOFF = 10         # pixels between an axis title and its tick labels
 # chart is 145 px wide: a byte-level pair read as characters, 9 columns ("分词是自…"), left it by 5 px
 PAIR_LABEL_WIDTH = 9
 NARROW_PAIR_LABEL_WIDTH = 7
+TREE_COLUMNS = 36          # a merge tree whose bottom row is wider than this is drawn in smaller type
 
 
 def pair_label(pair: tuple[str, str]) -> str:
@@ -342,7 +344,8 @@ def merge_tree(trace: Trace, token: str):
 
 def merge_tree_dot(trace: Trace, token: str, shown: Optional[Callable[[str], str]] = None,
                    spelled: Optional[Callable[[str], str]] = None) -> str:
-    """Graphviz DOT of merge_tree (st.graphviz_chart draws it). Labels are quoted, so any text is safe.
+    """Graphviz DOT of merge_tree (Inspect's download; the pages draw merge_tree_html). Labels are
+    quoted, so any text is safe.
     `shown(token)`: the text a node shows (byte-level tokens as their characters, labels.py);
     `spelled(token)`: the vocabulary's own spelling, second, as the node's tooltip (GPT-2's byte
     alphabet: shown "分", spelled "åĪĨ"). Without them the token is its own label."""
@@ -372,6 +375,42 @@ def merge_tree_dot(trace: Trace, token: str, shown: Optional[Callable[[str], str
     emit(merge_tree(trace, token))
     lines.append("}")
     return "\n".join(lines)
+
+
+def merge_tree_html(trace: Trace, token: str, shown: Optional[Callable[[str], str]] = None,
+                    spelled: Optional[Callable[[str], str]] = None) -> str:
+    """merge_tree as nested lists the stylesheet draws as a tree (style.css, .mg-tree): each merged
+    token an orange box with the step that made it, over the two tokens it joined; the alphabet
+    green. What the pages draw (merge_tree_dot is the download). `shown` and `spelled` as for
+    merge_tree_dot; every text is escaped.
+
+    Why HTML and not Graphviz (st.graphviz_chart): its text keeps its projector size (Graphviz
+    shrank a wide tree to the column until it could not be read; here a wide tree is set in smaller
+    type and scrolls sideways, opened on its root), one keyed panel is updated in place at each step,
+    and the browser loads no layout engine for it."""
+    shown = shown or (lambda t: t)
+    steps = trace.made_at
+    tree = merge_tree(trace, token)
+
+    def leaves(n):
+        return [n[0]] if len(n) == 1 else leaves(n[1]) + leaves(n[2])
+    # the bottom row's width in character columns (each box's padding and gap about three more): a
+    # tree wider than a 1024-pixel column at the usual size is drawn in smaller type, so more of it
+    # shows at once (it still scrolls if need be)
+    columns = sum(sum(_columns(ch) for ch in shown(t)) + 3 for t in leaves(tree))
+    wide = " mg-wide" if columns > TREE_COLUMNS else ""
+
+    def node(n) -> str:
+        tok = n[0]
+        text = markup.text(shown(tok))
+        alias = spelled(tok) if spelled else ""
+        title = (f' title="{markup.attr("spelled " + alias + " in the vocabulary")}"'
+                 if alias and alias != shown(tok) else "")
+        if len(n) == 1:
+            return f'<li><span class="mg-node mg-symbol"{title}>{text}</span></li>'
+        return (f'<li><span class="mg-node mg-merged"{title}>{text}<small>step {steps.get(tok, "?")}</small></span>'
+                f'<ul>{node(n[1])}{node(n[2])}</ul></li>')
+    return f'<div class="mg-tree{wide}"><ul>{node(tree)}</ul></div>'
 
 
 # ---------------------------------------------------------------- Unigram (playground/unigram_view.py's steps)

@@ -294,7 +294,6 @@ def corpus_at(results: Results, trace: Trace, k: int) -> tuple[stepper.CorpusVie
 KEYS_JS = Path(__file__).with_name("merges_keys.js")
 KEYS_BOX = "merges_keys"     # the container of the script; style.css hides it (.st-key-merges_keys)
 STATE_BOX = "merges_state"   # the container of the marker, in the page's fragment; hidden as well
-TREE_WARM_BOX = "merges_tree_warm"   # step 0's hidden one-node graph (the browser's Graphviz loaded early)
 CHART_WARM_BOX = "merges_chart_warm"   # the Corpus page's hidden chart (the browser's Plotly loaded early)
 
 

@@ -394,6 +394,8 @@ class MergesKeys:
     CORPUS = "merges_corpus"              # the corpus at the step (playground.html_panel)
     TREE_TOKEN = "merges_tree_token"
     TREE_BOX = "merges_tree_box"          # the merge tree drawn (style.css: drawn only when scrolled near)
+    TREE = "merges_tree"                  # its panel (html_panel)
+    TREE_PICKER_MODEL = "merges_tree_picker_model"   # whose tokens the picker offers (not a widget)
 
     @staticmethod
     def pairs(model: str) -> str:
@@ -467,6 +469,7 @@ class InspectKeys:
     VOCAB_QUERY = "inspect_vocab_query"
     VOCAB_PARTIAL = "inspect_vocab_partial"
     TREE_TOKEN = "inspect_tree_token"
+    TREE = "inspect_tree"                 # the merge tree drawn (html_panel)
     DOWNLOAD_TREE = "inspect_dl_tree"
     LENGTH_CHART = "inspect_length_chart"
     DOWNLOAD_TRACE_CSV = "inspect_dl_trace_csv"

@@ -88,6 +88,19 @@ function follow(box) {
   return sized;
 }
 
+// A merge tree wider than its box (charts.merge_tree_html: it scrolls sideways, its text keeps its
+// size) opens scrolled to its middle, where its root is, not at its left edge: at its first size
+// (reported after layout, before paint, as in follow), once.
+function centred(tree) {
+  var sized = new ResizeObserver(function () {
+    if (tree.clientWidth === 0) return;   // not laid out yet (a hidden tab)
+    sized.disconnect();
+    if (tree.scrollWidth > tree.clientWidth) tree.scrollLeft = (tree.scrollWidth - tree.clientWidth) / 2;
+  });
+  sized.observe(tree);
+  return sized;
+}
+
 export default function (component) {
   var parent = component.parentElement;
   var host = parent.querySelector(":scope > .tp-html-panel");
@@ -120,6 +133,8 @@ export default function (component) {
     }
     if (box.__tpWaiting.length) host.__tpObservers.push(follow(box));
   }
+  var trees = parsed.content.querySelectorAll(".mg-tree");
+  for (var t = 0; t < trees.length; t++) host.__tpObservers.push(centred(trees[t]));
   host.replaceChildren(parsed.content);
   showWhenStyled(host);
 }

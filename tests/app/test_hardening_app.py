@@ -130,7 +130,8 @@ def markdown_texts(at: AppTest) -> list[str]:
     return out
 
 
-SAFE_TAGS = {"style", "div", "span", "code", "strong", "b", "table", "thead", "tbody", "tr", "th", "td", "br", "wbr"}
+SAFE_TAGS = {"style", "div", "span", "code", "strong", "b", "table", "thead", "tbody", "tr", "th", "td", "br", "wbr",
+             "ul", "li", "small"}   # ul, li, small: the merge trees (charts.merge_tree_html)
 SAFE_ATTRS = {"class", "title", "style", "data-tokenizer", "data-step", "data-card",   # data-card: the hover card, escaped like title
               "data-last", "data-playing", "data-speed"}   # the Merges page's state marker: numbers of ours
 

@@ -249,7 +249,11 @@ def test_merge_tree_of_the_step_and_of_a_chosen_token():
     at = trained("seed-000")
     press(at, "last")
     assert "How “er\\</w\\>” was built" in " ".join(c.value for c in at.caption)
+    trees = [h for h in drawn_html(at) if 'class="mg-tree"' in h]
+    assert len(trees) == 1 and trees[0].startswith('<div class="mg-tree"><ul><li><span class="mg-node mg-merged">'
+                                                   'er&lt;/w&gt;<small>step 5</small>')
     run(at.selectbox(key="merges_tree_token").set_value("est</w>"))
+    assert [h for h in drawn_html(at) if "mg-tree" in h][0].count("mg-merged") == 3     # est</w>, est, es
     assert state.get_merges_view(at.session_state).tree_token == "est</w>"
     assert at.query_params["token"] == "est</w>"
     assert any("made at step 3" in c.value for c in at.caption)

@@ -23,7 +23,7 @@ SETTLED = """() => {
   const app = document.querySelector('[data-testid=stApp]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector('[data-testid=stSkeleton], [data-stale=true]')) return false;
-  const charts = [...document.querySelectorAll('[data-testid=stPlotlyChart], [data-testid=stGraphVizChart]')];
+  const charts = [...document.querySelectorAll('[data-testid=stPlotlyChart]')];
   if (!charts.every(c => c.querySelector('svg text'))) return false;
   const sig = charts.map(c => [...c.querySelectorAll('svg text')].map(t => {
     const r = t.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].map(Math.round).join(',');

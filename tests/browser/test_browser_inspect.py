@@ -99,7 +99,7 @@ def test_inspect_pipeline_walk_vocabulary_export(page, screenshot_dir, tmp_path)
     with rerun(page):
         page.mouse.click(box["x"] + 14, box["y"] + 35 + 17)     # the first row's selection box (a canvas)
     expect(main(page)).to_contain_text("Merge tree of lo")
-    graph = page.get_by_test_id("stGraphVizChart").locator("svg")
+    graph = page.locator(".mg-tree")
     expect(graph).to_contain_text("step 3", timeout=WAIT)
     enter(page, search, "")
     expect(main(page)).to_contain_text("13 of 13 tokens")

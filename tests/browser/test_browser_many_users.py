@@ -13,7 +13,7 @@ LETTERS = "abcdefghijklmnopqrst"
 # highlighter (st.code). This test is about what the server gives each session, read as text; the
 # charts are drawn and checked by the other browser tests. Fetched, they were a third of this
 # test's CPU (alone: 102 -> 71 CPU seconds, 52 -> 37 s), in a suite that must stay under 8 minutes.
-CHART_CODE = re.compile(r"/static/js/(PlotlyChart|GraphVizChart|StreamlitSyntaxHighlighter)\.")
+CHART_CODE = re.compile(r"/static/js/(PlotlyChart|StreamlitSyntaxHighlighter)\.")
 SLOW = 600_000   # ms: ten sessions at once on two cores shared with other test runs
 
 

@@ -70,7 +70,7 @@ def test_keyboard_shortcuts_step_through_seed_000(tab, screenshot_dir):
     # hovering a corpus token lights up every box of its id (the page's script: no CSS rule per id)
     tab.locator(".tp-tokens .tp-hl").first.hover()
     expect(tab.locator(".tp-tokens .tp-lit")).to_have_count(3, timeout=WAIT)
-    expect(tab.get_by_test_id("stGraphVizChart")).to_be_visible(timeout=WAIT)
+    expect(tab.locator(".mg-tree .mg-node")).to_have_count(5, timeout=WAIT)          # est: es (e, s) and t
     expect(tab.locator(".js-plotly-plot")).to_have_count(2, timeout=WAIT)             # pairs, curves
     no_overflow(tab)
     snap(tab, screenshot_dir / "merges-seed000.png")
@@ -106,6 +106,18 @@ def test_links_reopen_the_view(tab, screenshot_dir):
     expect(tab.locator(".js-plotly-plot")).to_have_count(3, timeout=WAIT)              # pairs, count vs score, curves
     no_overflow(tab)
     snap(tab, screenshot_dir / "merges-wordpiece.png")
+    # another tokenizer picked in the step's fragment: the merge tree's picker (drawn after the
+    # fragment, so a step does not resend it) offers the new vocabulary, and its tree is drawn
+    first_box = tab.locator(".mg-tree .mg-node").first
+    expect(first_box).to_have_text(re.compile(r"^wi\s*step 1$"), timeout=WAIT)
+    with rerun(tab):
+        tab.locator(".st-key-merges_model").get_by_text("BPE", exact=True).click()
+    tab.get_by_role("combobox", name="Merge tree of").click()
+    tab.keyboard.press("ArrowDown")        # the list of a picker that takes typed tokens opens on a key
+    expect(tab.get_by_role("option")).to_have_text(["this step's token", "es", "est", "lo"], timeout=WAIT)
+    with rerun(tab):
+        tab.get_by_role("option", name="est", exact=True).click()
+    expect(first_box).to_have_text(re.compile(r"^est\s*step 2$"), timeout=WAIT)
 
     tab.open("/merges?preset=seed-001&tokenizer=bpe&step=3&lockstep=1")
     expect(tab.locator(".mg-sentence")).to_have_count(3, timeout=WAIT)

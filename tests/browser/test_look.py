@@ -3,10 +3,10 @@
 Compare, Token tax, each of Inspect's tabs):
 - legible: axe-core's colour-contrast rule finds nothing (axe-core comes bundled in
   axe-playwright-python: no network);
-- whole: in every chart (Plotly figures and Graphviz merge trees) every SVG text box lies inside its
-  chart's box and no two text boxes overlap (getBoundingClientRect);
+- whole: in every chart (Plotly figures) every SVG text box lies inside its chart's box and no two
+  text boxes overlap (getBoundingClientRect); the merge trees are HTML, held by the next check;
 - inside the column: nothing on the page runs past the main column's edges (a box that scrolls
-  inside the column may hold wider content).
+  inside the column may hold wider content), and a merge tree wider than its box opens on its root.
 Three tours: each theme, each width, and each trained view at 1024 pixels, where the charts are
 narrowest (in lockstep, three side by side beside the open sidebar): WordPiece on seed 004 at its
 first step (ten scores, two pairs tied at one point) and byte-level BPE on the Chinese sample at step
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.conftest import frames
 from tests.browser.look_tour import contrast_problems, open_context, tour
 
 pytestmark = pytest.mark.browser
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.browser
 # For each chart: its title (or kind), its width, and what is wrong: a text outside the chart's
 # box, or two texts whose boxes overlap by more than a pixel each way.
 MEASURE = """() => {
-  const charts = [...document.querySelectorAll('[data-testid=stPlotlyChart], [data-testid=stGraphVizChart]')];
+  const charts = [...document.querySelectorAll('[data-testid=stPlotlyChart]')];
   const out = [];
   for (const chart of charts) {
     const box = chart.getBoundingClientRect();
@@ -83,6 +84,25 @@ OUTSIDE_COLUMN = """() => {
 }"""
 
 
+# Merge trees whose root box is out of view: a tree wider than its box scrolls, and opens scrolled
+# to its root (static/html_panel.js), not at its left edge
+TREE_ROOTS_HIDDEN = """() => [...document.querySelectorAll('.mg-tree')].filter(t => t.clientWidth > 0).flatMap(t => {
+  const box = t.getBoundingClientRect(), root = t.querySelector('.mg-node');
+  const r = root.getBoundingClientRect();
+  return r.left >= box.left - 1 && r.right <= box.right + 1 ? []
+    : [`the tree of ${root.textContent} (${t.scrollWidth} px wide in ${t.clientWidth}) opens with its root out of view`];
+})"""
+
+
+def trees_opened_off_their_root(page) -> list[str]:
+    """TREE_ROOTS_HIDDEN, each tree scrolled to first: the page draws what is off screen only when
+    it is scrolled near (style.css: content-visibility), as a user would see it."""
+    for tree in page.locator(".mg-tree").all():
+        tree.scroll_into_view_if_needed()
+        frames(page)
+    return page.evaluate(TREE_ROOTS_HIDDEN)
+
+
 def _white_share(png: bytes) -> float:
     """The share of a screenshot's pixels that are white or nearly (a white chart background);
     the merge tree's pastel boxes and the light text are not."""
@@ -113,7 +133,7 @@ DARK_LOOKED_AT = ("Merges", "Inspect / Vocabulary")
 def dark_problems(page) -> list[str]:
     """What does not follow the dark theme: charts that photograph mostly white, and chart text
     painted dark."""
-    charts = page.locator('[data-testid=stPlotlyChart], [data-testid=stGraphVizChart]')
+    charts = page.locator('[data-testid=stPlotlyChart], .mg-tree')      # the merge trees are HTML
     assert charts.count() >= 2
     out = []
     for i in range(charts.count()):
@@ -147,7 +167,7 @@ def test_every_page_is_legible_and_every_chart_whole(browser, app_url, width, th
             problems = contrast_problems(page)
             if problems:
                 faint[stop] = problems
-            problems = page.evaluate(OUTSIDE_COLUMN)
+            problems = page.evaluate(OUTSIDE_COLUMN) + trees_opened_off_their_root(page)
             if problems:
                 outside[stop] = problems
             seen, wrong = chart_problems(page)

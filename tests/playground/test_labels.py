@@ -123,3 +123,9 @@ def test_merge_tree_reads_as_characters():
     assert not any(c in "".join(labels_drawn) for c in "åĪĨ")
     assert 'tooltip="spelled åĪĨ in the vocabulary"' in dot
     assert 'label="åĪĨ' in charts.merge_tree_dot(trace, "åĪĨ")        # without labels: as spelled
+    # the tree the pages draw (HTML) reads the same: characters in the boxes, the spelling in the tooltip
+    tree = charts.merge_tree_html(trace, "åĪĨ", shown=lambda t: merges_control.token_text(trace, facts, t),
+                                  spelled=stepper.show_token)
+    boxes = re.findall(r'<span class="mg-node[^"]*"[^>]*>(.*?)</span>', tree)
+    assert boxes[0].startswith("分<small>step ") and any(b.startswith("&lt;0xE5&gt;&lt;0x88&gt; of 分") for b in boxes)
+    assert not any(c in "".join(boxes) for c in "åĪĨ") and 'title="spelled åĪĨ in the vocabulary"' in tree

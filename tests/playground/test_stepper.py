@@ -301,3 +301,29 @@ def test_merge_tree_dot_is_large_and_quoted():
     trace = seed_trace("seed-000", "bpe")
     dot = charts.merge_tree_dot(trace, "er</w>")
     assert "fontsize=24" in dot and '"er</w>\\nstep 5"' in dot and dot.count("->") == 4
+
+
+def test_merge_tree_html_nests_each_merge_over_the_two_it_joined():
+    """Seed 000's "er</w>" (step 5) joined "er" (step 4, itself e + r) and </w>: boxes nested as
+    the merges were, each merged one with its step, the alphabet in green, escaped."""
+    trace = seed_trace("seed-000", "bpe")
+    tree = charts.merge_tree_html(trace, "er</w>")
+    nodes = re.findall(r'<span class="mg-node (mg-merged|mg-symbol)">(.*?)</span>', tree)
+    assert nodes == [("mg-merged", "er&lt;/w&gt;<small>step 5</small>"), ("mg-merged", "er<small>step 4</small>"),
+                     ("mg-symbol", "e"), ("mg-symbol", "r"), ("mg-symbol", "&lt;/w&gt;")]
+    # the nesting: each merged box's own list holds exactly its two parts, "er"'s inside the first
+    assert tree.count("<ul>") == 3 and tree.count("<li>") == 5
+    assert re.sub(r"<span.*?</span>", "#", tree) == ('<div class="mg-tree"><ul><li>#<ul><li>#<ul><li>#</li><li>#</li>'
+                                                    '</ul></li><li>#</li></ul></li></ul></div>')
+    # a token of the alphabet alone is one green box
+    assert charts.merge_tree_html(trace, "e").count("mg-node") == 1
+    # a tree whose bottom row is wider than a 1024-pixel column is drawn in smaller type
+    long = train(count_words("abcdefghijklmnopqrstuvwxyz " * 3), TrainConfig(model="bpe", vocab_size=100))
+    assert charts.merge_tree_html(long, max(long.made_at, key=len)).startswith('<div class="mg-tree mg-wide">')
+    # whatever a token holds stays text (a trace trained on markup)
+    for payload in PAYLOADS:
+        trace = train(count_words(payload * 3), TrainConfig(model="bpe", vocab_size=200))
+        made = max(trace.made_at, key=len)
+        drawn = charts.merge_tree_html(trace, made, spelled=lambda t: t + '"<b>')
+        text = re.sub(r"<[^>]+>", "", drawn)
+        assert html.unescape(text).startswith(made) and "<b>" not in drawn and "<script" not in drawn.lower()
