@@ -46,11 +46,13 @@ def _plot(fig, **kwargs) -> None:
     st.plotly_chart(fig, theme="streamlit", config={"displayModeBar": False}, **kwargs)
 
 
-def _controls(results: Results, view: state.MergesView, current: int, last: int) -> None:
+def _which(view: state.MergesView) -> None:
+    """Which tokenizer, and lockstep: drawn by the page's whole run, above the step's fragment, so a
+    step does not send them again; a change of either reruns the whole page (the merge tree's
+    picker, after the fragment, then offers the new vocabulary)."""
     # wrapping rows, not fixed columns: on a 1024-pixel projector with the sidebar open every
     # control keeps its full label and the row goes on on a second line instead of being cut
-    top = st.container(horizontal=True, vertical_alignment="center", gap="medium")
-    with top:
+    with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
         state.show_widget(K.MODEL, view.model)
         st.segmented_control("Tokenizer", MODELS, key=K.MODEL, format_func=MODEL_LABELS.get,
                              required=True, on_change=mc.on_model, label_visibility="collapsed",
@@ -60,6 +62,8 @@ def _controls(results: Results, view: state.MergesView, current: int, last: int)
                   help="BPE, byte-level BPE and WordPiece trained on the same corpus, side by side at the same "
                        "step index, so their choices can be compared.")
 
+
+def _controls(results: Results, view: state.MergesView, current: int, last: int) -> None:
     row = st.container(horizontal=True, vertical_alignment="bottom")
     with row:
         st.button("First", key=K.FIRST, icon=":material/first_page:", shortcut="Home",
@@ -243,9 +247,8 @@ def _tree(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) ->
 def _tree_picker(results: Results) -> None:
     """The merge tree's token picker, drawn after the step's fragment, so that a step does not send
     it again: its options are every merged token (2,000 on the KJV), and redrawing them was ~55 ms
-    of each step in the browser. A whole run notes whose tokens it offers before the fragment runs
-    (K.TREE_PICKER_MODEL); a change of tokenizer inside the fragment then reruns the whole page,
-    which draws the picker with the new vocabulary."""
+    of each step in the browser. The tokenizer is chosen outside the fragment too (_which): a new
+    one reruns the whole page, which offers its vocabulary here."""
     view = mc.get_view()
     trace = results.trace(view.model)
     facts = mc.facts_of(results, trace)
@@ -283,8 +286,6 @@ def _stepped(results: Results) -> None:
     browser redraws only its elements: the title, the keys' script, the stylesheet and the
     sidebar are neither rerun nor sent again (docs/architecture.md, "The Merges page's step")."""
     view = mc.get_view()
-    if state.widget_value(K.TREE_PICKER_MODEL) != view.model:   # the tree's picker offers another
-        st.rerun(scope="app")                                   # tokenizer's tokens: draw it anew
     last = mc.last_step(results, view)
     current = mc.current_step(results, view)
     mc.write_link(results, view, current)
@@ -314,8 +315,6 @@ def _stepped(results: Results) -> None:
     _tree(trace, shown, facts, view)
 
 
-# whose tokens the tree's picker (after the fragment) offers: noted before the fragment, so that a
-# whole run never finds it stale
-state.set_widget(K.TREE_PICKER_MODEL, mc.get_view().model)
+_which(mc.get_view())
 _stepped(results)
 _tree_picker(results)

@@ -395,7 +395,6 @@ class MergesKeys:
     TREE_TOKEN = "merges_tree_token"
     TREE_BOX = "merges_tree_box"          # the merge tree drawn (style.css: drawn only when scrolled near)
     TREE = "merges_tree"                  # its panel (html_panel)
-    TREE_PICKER_MODEL = "merges_tree_picker_model"   # whose tokens the picker offers (not a widget)
 
     @staticmethod
     def pairs(model: str) -> str:
