@@ -48,10 +48,18 @@
   // long (the button is being drawn again), then dropped
   const STUCK_MS = 3000;
   const SLIDER_MS = 1000;     // the longest a click waits for the slider to show the step (settled)
+  // A mouse click on a control (the lockstep switch, the tokenizer, a button) asks Streamlit for a
+  // run. A key pressed in the moment before that run starts sent its own click alongside, and
+  // Streamlit, merging the two requests, could keep only one: the key was lost (Space just after
+  // the lockstep switch, 1 try in 4 on a loaded machine). Key presses wait until that run has
+  // started, for ASKED_MS at most (a click that asks for no run), and then, as always, until it is over.
+  const ASKED_MS = 1000;
+  const CONTROLS = "button, input, label, [role=radio], [role=switch], [role=option], [role=slider]";
   // the last clicks in log: [action, clicked at, shown at, run over at, due at (-1: not autoplay),
   // 1 if a run was under way when clicked] (ms, performance.now)
   const fresh = { queue: [], waiting: null, due: null, swallowUp: false, presses: 0, clicks: 0, log: [],
-                  playedAt: null, alarm: null, alarmFor: null, runs: 0, stuckSince: null, unsyncedSince: null };
+                  playedAt: null, alarm: null, alarmFor: null, runs: 0, stuckSince: null, unsyncedSince: null,
+                  askedAt: null, askedRuns: 0 };
   // a newer copy keeps the older one's clock and queue (a reinstall mid-play is no late step)
   const s = old && old.state && Array.isArray(old.state.queue) ? Object.assign(fresh, old.state, { alarm: null })
                                                                : fresh;
@@ -102,6 +110,10 @@
   }
 
   function press(e) {
+    if (e.isTrusted && e.target && e.target.closest && e.target.closest(CONTROLS)) {
+      s.askedAt = performance.now();             // the mouse on a control: its run comes first
+      s.askedRuns = s.runs;
+    }
     // a click on Play (the mouse's, or ours for Space): autoplay's clock starts at this moment
     const b = readState() && button("play");
     if (!b || !e.target || !(e.target === b || b.contains(e.target))) return;
@@ -196,6 +208,10 @@
                   Math.round(s.waiting.due), s.waiting.busy ? 1 : 0]);
       if (s.log.length > 50) s.log.shift();
       s.waiting = null;
+    }
+    if (s.queue.length && s.askedAt !== null) {
+      if (s.runs === s.askedRuns && now - s.askedAt < ASKED_MS) return;   // its run has not started yet
+      s.askedAt = null;
     }
     if (s.queue.length && !idle()) return;
     if (!settled(st, now)) return;

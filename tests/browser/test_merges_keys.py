@@ -102,7 +102,9 @@ def test_keys_work_after_clicking_any_control(tab, screenshot_dir):
     shows_step(tab, n, n)
     tab.keyboard.press("Home")
     shows_step(tab, 0, n)
-    # the Lockstep toggle clicked on: Space plays and pauses, and never toggles it back off
+    # the Lockstep toggle clicked on: Space plays and pauses, and never toggles it back off. Space
+    # comes while the switch's run may not have started: the page's keys wait for that run
+    # (merges_keys.js, ASKED_MS; before, Streamlit could merge the two requests and drop the press)
     toggle = tab.get_by_role("switch", name="Lockstep")
     tab.locator(".st-key-merges_lockstep label").click()
     expect(toggle).to_be_checked(timeout=WAIT)
