@@ -264,9 +264,14 @@ def _tree_picker(results: Results) -> None:
 # ---------------------------------------------------------------- the page
 
 st.title("Merges")
-results, messages = mc.open_link(state.get_results())
-for msg in messages:
-    st.warning(views.md_escape(msg), icon=":material/link:")
+# the link's spinner and messages in one container, there at every run: what follows keeps its
+# place from run to run. Without it, the first whole run after opening a link drew every later
+# element one place up, and the browser showed the old one beside the new until the run ended
+# (two Lockstep switches at once)
+with st.container():
+    results, messages = mc.open_link(state.get_results())
+    for msg in messages:
+        st.warning(views.md_escape(msg), icon=":material/link:")
 
 if results is None:
     st.info("Nothing trained yet: load a corpus and press Train on the Corpus page.")

@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import WAIT, go_to, idle, load_preset, sentence, train
+from tests.browser.conftest import WAIT, go_to, idle, load_preset, rerun, sentence, train
 
 pytestmark = pytest.mark.browser
 
@@ -103,21 +103,22 @@ def test_keys_work_after_clicking_any_control(tab, screenshot_dir):
     tab.keyboard.press("Home")
     shows_step(tab, 0, n)
     # the Lockstep toggle clicked on: Space plays and pauses, and never toggles it back off. Space
-    # comes while the switch's run may not have started: the page's keys wait for that run
-    # (merges_keys.js, ASKED_MS; before, Streamlit could merge the two requests and drop the press)
+    # comes at once, while the switch's run may not have started: the page's keys wait for that run
+    # (merges_keys.js, ASKED_MS; before, Streamlit could merge the two requests and drop the press).
+    # The switch is read once that run is over: it reruns the whole page, and during such a run
+    # the old switch can stand beside the new one
     toggle = tab.get_by_role("switch", name="Lockstep")
-    tab.locator(".st-key-merges_lockstep label").click()
-    expect(toggle).to_be_checked(timeout=WAIT)
-    idle(tab)
-    tab.keyboard.press("Space")
+    with rerun(tab):
+        tab.locator(".st-key-merges_lockstep label").click()
+        tab.keyboard.press("Space")
     expect(tab.get_by_role("button", name="Pause")).to_be_visible(timeout=WAIT)
     expect(toggle).to_be_checked(timeout=WAIT)
     tab.keyboard.press("Space")
     expect(tab.get_by_role("button", name="Play")).to_be_visible(timeout=WAIT)
     expect(toggle).to_be_checked(timeout=WAIT)
-    tab.locator(".st-key-merges_lockstep label").click()      # back to one tokenizer, by mouse
+    with rerun(tab):
+        tab.locator(".st-key-merges_lockstep label").click()  # back to one tokenizer, by mouse
     expect(toggle).not_to_be_checked(timeout=WAIT)
-    idle(tab)
     tab.keyboard.press("Home")
     shows_step(tab, 0, n)
     # the slider clicked: an arrow is one step of the page (not the slider's own move), once
