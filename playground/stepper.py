@@ -11,7 +11,7 @@ HTML; nothing retrains or recounts. No Streamlit: tested without a browser or an
     the corpus   corpus_view (preview_text / table_preview, tokenizer_at, encode_text / encode_table,
                  corpus_html): the corpus (at most PREVIEW_CHARS of it) as the trainer splits it
                  after step k, line by line, the tokens merge k made outlined
-    merge trees  merged_tokens (which step made a token: Trace.made_at; the tree: charts.merge_tree_dot)
+    merge trees  merged_tokens (which step made a token: Trace.made_at; the tree: charts.merge_tree_html)
     the URL      parse_url, url_params, link_preset: a link that reopens the same view; malformed
                  parameters are ignored or clamped, each with a one-line message
 Every piece of user text (tokens, words, corpus text, URL values) that reaches HTML goes through
