@@ -51,8 +51,8 @@
   // A mouse click on a control (the lockstep switch, the tokenizer, a button) asks Streamlit for a
   // run. A key pressed in the moment before that run starts sent its own click alongside, and
   // Streamlit, merging the two requests, could keep only one: the key was lost (Space just after
-  // the lockstep switch, 1 try in 4 on a loaded machine). Key presses wait until that run has
-  // started, for ASKED_MS at most (a click that asks for no run), and then, as always, until it is over.
+  // the lockstep switch, 1 try in 4 on a loaded machine). Key presses and autoplay's clicks wait
+  // until that run has started, for ASKED_MS at most (a click that asks for no run), and is over.
   const ASKED_MS = 1000;
   const CONTROLS = "button, input, label, [role=radio], [role=switch], [role=option], [role=slider]";
   // the last clicks in log: [action, clicked at, shown at, run over at, due at (-1: not autoplay),
@@ -122,6 +122,7 @@
       // whose runs Streamlit merges keep only one button's press, so Pause could be lost to Next.
       e.preventDefault();
       e.stopImmediatePropagation();
+      s.askedAt = null;                          // held back: it asks for no run now
       if (s.queue.length < MAX_QUEUE) s.queue.push("play");
       pump();
       return;
@@ -209,8 +210,11 @@
       if (s.log.length > 50) s.log.shift();
       s.waiting = null;
     }
-    if (s.queue.length && s.askedAt !== null) {
+    if (s.askedAt !== null) {
+      // a mouse click's run first, for a key and for autoplay alike: a due Next clicked while the
+      // mouse's Pause was under way made one more step after the pause (a clean-clone run saw it)
       if (s.runs === s.askedRuns && now - s.askedAt < ASKED_MS) return;   // its run has not started yet
+      if (!idle()) return;                                                // it is under way
       s.askedAt = null;
     }
     if (s.queue.length && !idle()) return;
