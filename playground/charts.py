@@ -7,6 +7,7 @@ Fonts are large and colours few and strong: these charts are read from the back 
 """
 from __future__ import annotations
 
+import math
 import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -33,6 +34,9 @@ AXIS_STANDOFF = 10         # pixels between an axis title and its tick labels
 # chart is 145 px wide: a byte-level pair read as characters, 9 columns ("分词是自…"), left it by 5 px
 PAIR_LABEL_WIDTH = 9
 NARROW_PAIR_LABEL_WIDTH = 7
+PAIR_TICK_SIZES = {False: 16, True: 15}   # a pair chart's tick labels: in a column, in lockstep's narrow one
+TICK_GAP = 20              # pixels a pair chart needs beside its tick labels (Plotly took 18 more than the widest)
+PAIR_AXIS_BELOW = 64       # a pair chart's bottom margin: its count axis's ticks and title, level (automargin made 64)
 TREE_COLUMNS = 36          # a merge tree whose bottom row is wider than this is drawn in smaller type
 
 
@@ -144,21 +148,51 @@ def pair_frequency_chart(step: MergeStep, score_rule: Optional[str] = None, top:
                            textfont=dict(size=16), customdata=hover[::-1],
                            hovertemplate="%{customdata}<extra></extra>"))
     what = "score" if score_rule == "likelihood" else "count"
-    return _frame(fig, height=max(260, 48 * len(cands) + 110), margin=dict(l=4, r=8, t=84, b=10),
+    fig = _frame(fig, height=max(260, 48 * len(cands) + 110), margin=dict(r=8, t=84, b=PAIR_AXIS_BELOW),
                   uniformtext=dict(minsize=14, mode="hide"),   # one size for all; a value that needs less is left to the hover
                   title=_title(top_pairs_title(len(cands), what),
                                19 if narrow else 20),
                   xaxis=dict(title=_axis_title(what), automargin=True, nticks=3 if narrow else 4,
                              tickfont=dict(size=15 if narrow else TICK_SIZE), rangemode="tozero",
                              **(_counts(max(values, default=0)) if what == "count" else dict(tickformat=".2~g"))),
-                  yaxis=dict(automargin=True, **pair_ticks(labels, narrow), tickfont=dict(size=15 if narrow else 16)))
+                  yaxis=dict(automargin=True, tickfont=dict(size=PAIR_TICK_SIZES[narrow])))
+    return fig.update_layout(**pair_axis(labels, narrow))
 
 
-def pair_ticks(labels: list[str], narrow: bool = False) -> dict:
-    """A pair chart's y axis naming its bars `labels`, each cut to the column's width (the whole
-    pair is in the hover). Relabelled bars need these again: a tick stands at the label it names."""
+def pair_axis(labels: list[str], narrow: bool = False) -> dict:
+    """Layout settings naming a pair chart's bars `labels` (for fig.update_layout), each cut to the
+    column's width (the whole pair is in the hover), and a left margin that holds them. Relabelled
+    bars need these again: a tick stands at the label it names.
+
+    The margin is an estimate a little wider than the labels (label_width), as the bottom one
+    (PAIR_AXIS_BELOW) holds the count axis whose ticks are level (a chart too narrow for them, at
+    1024 pixels, turns them and gets more). Plotly's automargin stays on and widens a margin that
+    is too narrow, but a margin it had to widen is a second drawing of the chart, at every step:
+    leaving both to automargin cost about 25 ms of a Merges step's 215 in Chromium on the KJV
+    (bench/browser.py)."""
     width = NARROW_PAIR_LABEL_WIDTH if narrow else PAIR_LABEL_WIDTH
-    return dict(tickvals=labels, ticktext=[shorten(p, width) for p in labels])
+    text = [shorten(p, width) for p in labels]
+    left = max((label_width(t, PAIR_TICK_SIZES[narrow]) for t in text), default=0)
+    return dict(yaxis=dict(tickvals=labels, ticktext=text), margin=dict(l=math.ceil(left) + TICK_GAP))
+
+
+def _em(ch: str) -> float:
+    """A character's width in em, on the wide side for the app's sans-serif fonts."""
+    if _columns(ch) == 2:
+        return 1.0
+    if ch in " ⋅·⟨⟩iIjlft.,:;'!|()[]{}r`":
+        return 0.4
+    if ch in "mwMW%@&…":
+        return 0.9
+    if ch.isascii() and not ch.isupper():
+        return 0.55
+    return 0.75      # capitals, and any other letter or sign (Ġ, é, ا)
+
+
+def label_width(text: str, size: float) -> float:
+    """Pixels that `text` takes at font `size`, estimated to be at least what the browser draws:
+    label_width("Ġt + he", 16) is about 58 (the browser draws 47)."""
+    return sum(_em(ch) for ch in text) * size
 
 
 def count_vs_score_chart(step: MergeStep) -> go.Figure:

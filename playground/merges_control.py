@@ -348,7 +348,7 @@ def readable_pairs(fig, trace: Trace, step, facts: TraceFacts, shown: int, narro
     if len(pairs) != len(fig.data[0].y):
         return
     fig.data[0].y = [p for p, _ in pairs]
-    fig.update_yaxes(**charts.pair_ticks([p for p, _ in pairs], narrow))
+    fig.update_layout(**charts.pair_axis([p for p, _ in pairs], narrow))
     fig.data[0].customdata = [a for _, a in pairs]
     fig.data[0].hovertemplate = "%{y}: %{x} (spelled %{customdata})<extra></extra>"
 

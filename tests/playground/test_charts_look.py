@@ -6,6 +6,7 @@ The browser checks what these promise: tests/browser/test_look.py."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 
 import pandas as pd
@@ -108,3 +109,18 @@ def test_count_axes_have_whole_ticks_and_titles_their_number():
     assert one.layout.title.text == "The top pair<br>by count"
     big = charts.pair_frequency_chart(trace.steps[0])
     assert big.layout.xaxis.dtick is None and big.layout.xaxis.tickformat == "~s"
+
+
+def test_a_pair_charts_left_margin_is_set_from_its_widest_label():
+    """charts.pair_axis gives the margin the labels need (Plotly's automargin would otherwise draw
+    the chart twice at each step; tests/browser/test_look.py checks it was not widened)."""
+    narrow = charts.pair_axis(["i + n", "t + h"])
+    wide = charts.pair_axis(["i + n", "分词 + 是"])
+    assert narrow["margin"]["l"] < wide["margin"]["l"]
+    assert wide["margin"]["l"] >= math.ceil(charts.label_width("分词 + 是", charts.PAIR_TICK_SIZES[False]))
+    assert charts.label_width("分词", 16) == 2 * charts.label_width("分", 16) > charts.label_width("ab", 16)
+    cut = charts.pair_axis(["internationalization + s"])
+    assert cut["yaxis"]["ticktext"] == [charts.shorten("internationalization + s", charts.PAIR_LABEL_WIDTH)]
+    fig = charts.pair_frequency_chart(preset_trace("chinese", "bbpe").steps[0])
+    assert fig.layout.margin.l == charts.pair_axis(list(fig.data[0].y))["margin"]["l"]
+    assert fig.layout.yaxis.automargin                    # still the safety net
