@@ -36,7 +36,7 @@ PAIR_LABEL_WIDTH = 9
 NARROW_PAIR_LABEL_WIDTH = 7
 PAIR_TICK_SIZES = {False: 16, True: 15}   # a pair chart's tick labels: in a column, in lockstep's narrow one
 TICK_GAP = 20              # pixels a pair chart needs beside its tick labels (Plotly took 18 more than the widest)
-PAIR_AXIS_BELOW = 64       # a pair chart's bottom margin: its count axis's ticks and title, level (automargin made 64)
+PAIR_AXIS_BELOW = 64       # a pair chart's bottom margin: its count axis's ticks (level) and title (automargin made 64)
 TREE_COLUMNS = 36          # a merge tree whose bottom row is wider than this is drawn in smaller type
 
 
@@ -152,7 +152,7 @@ def pair_frequency_chart(step: MergeStep, score_rule: Optional[str] = None, top:
                   uniformtext=dict(minsize=14, mode="hide"),   # one size for all; a value that needs less is left to the hover
                   title=_title(top_pairs_title(len(cands), what),
                                19 if narrow else 20),
-                  xaxis=dict(title=_axis_title(what), automargin=True, nticks=3 if narrow else 4,
+                  xaxis=dict(title=_axis_title(what), automargin=True, nticks=3,
                              tickfont=dict(size=15 if narrow else TICK_SIZE), rangemode="tozero",
                              **(_counts(max(values, default=0)) if what == "count" else dict(tickformat=".2~g"))),
                   yaxis=dict(automargin=True, tickfont=dict(size=PAIR_TICK_SIZES[narrow])))
@@ -165,9 +165,9 @@ def pair_axis(labels: list[str], narrow: bool = False) -> dict:
     bars need these again: a tick stands at the label it names.
 
     The margin is an estimate a little wider than the labels (label_width), as the bottom one
-    (PAIR_AXIS_BELOW) holds the count axis whose ticks are level (a chart too narrow for them, at
-    1024 pixels, turns them and gets more). Plotly's automargin stays on and widens a margin that
-    is too narrow, but a margin it had to widen is a second drawing of the chart, at every step:
+    (PAIR_AXIS_BELOW) holds the count axis: three ticks at most, level (with four, a chart at 1024
+    pixels turned "50k" and "100k" and needed more). Plotly's automargin stays on and widens a
+    margin that is too narrow, but a margin it had to widen is a second drawing of the chart:
     leaving both to automargin cost about 25 ms of a Merges step's 215 in Chromium on the KJV
     (bench/browser.py)."""
     width = NARROW_PAIR_LABEL_WIDTH if narrow else PAIR_LABEL_WIDTH

@@ -5,7 +5,7 @@ Compare, Token tax, each of Inspect's tabs):
   axe-playwright-python: no network);
 - whole: in every chart (Plotly figures) every SVG text box lies inside its chart's box and no two
   text boxes overlap (getBoundingClientRect); the merge trees are HTML, held by the next check;
-  a pair chart's left margin holds its labels without Plotly widening it (charts.pair_axis);
+  a pair chart's margins hold its axes without Plotly widening them (charts.pair_axis);
 - inside the column: nothing on the page runs past the main column's edges (a box that scrolls
   inside the column may hold wider content), and a merge tree wider than its box opens on its root.
 Three tours: each theme, each width, and each trained view at 1024 pixels, where the charts are
@@ -52,12 +52,13 @@ MEASURE = """() => {
       const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
       if (w > 1 && h > 1) problems.push(`"${texts[i].s}" overlaps "${texts[j].s}" (${Math.round(w)}x${Math.round(h)} px)`);
     }
-    // a pair chart's left margin (charts.pair_axis) holds its labels: Plotly widening it would be
-    // a second drawing of the chart at every step. (The bottom one may grow: in a chart too narrow
-    // for its count ticks Plotly turns them.)
+    // a pair chart's margins (charts.pair_axis, PAIR_AXIS_BELOW) hold its axes: Plotly widening
+    // one would be a second drawing of the chart at every step
     const gd = chart.querySelector('.js-plotly-plot');
-    if (gd && gd.layout && /pair/.test((gd.layout.title || {}).text || '') && gd._fullLayout._size.l > gd.layout.margin.l + 0.5)
-      problems.push(`its labels needed a left margin of ${Math.round(gd._fullLayout._size.l)} px, more than the ${gd.layout.margin.l} given`);
+    if (gd && gd.layout && /pair/.test((gd.layout.title || {}).text || ''))
+      for (const [side, name] of [['l', 'left'], ['b', 'bottom']])
+        if (gd._fullLayout._size[side] > gd.layout.margin[side] + 0.5)
+          problems.push(`its axes needed a ${name} margin of ${Math.round(gd._fullLayout._size[side])} px, more than the ${gd.layout.margin[side]} given`);
     out.push({name, texts: texts.length, problems});
   }
   return out;
