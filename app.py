@@ -9,7 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from core.errors import PlaygroundError
-from playground import corpus_store, html_panel, state, style, views
+from playground import corpus_store, heap, html_panel, state, style, views
 from playground.startup import startup_corpus
 
 
@@ -28,6 +28,7 @@ st.set_page_config(page_title="Tokenizer Playground", page_icon=str(ICON), layou
 style.inject()   # the one stylesheet (playground/style.css), for whichever page runs
 html_panel.preload()
 state.init()
+heap.settle_once()   # the modules just loaded stay for the process: out of the collector's full passes
 if state.first_run():
     try:  # `streamlit run app.py -- --corpus PATH`: start every session with that corpus
         corpus = startup_corpus(sys.argv[1:])

@@ -41,7 +41,7 @@ from core.corpus import WordCounts
 from core.errors import CorpusError
 from core.trainer import MODEL_LABELS, MODELS, Trace, TrainConfig  # noqa: F401 (MODEL_LABELS: pages read it here)
 from core.unigram import UnigramConfig, UnigramTrace
-from playground import views
+from playground import heap, views
 
 
 # The only raw keys of this app's own state (widget keys belong to their pages).
@@ -209,6 +209,7 @@ def set_results(results: Results, session: Optional[MutableMapping] = None) -> N
     ss[_RESULTS] = results
     ss[_STEP] = {m: 0 for m in MODELS}
     ss[_UNIGRAM] = None   # new results: a Unigram trained with them is set after (unigram_control.train)
+    heap.settle_for(results)   # they live as long as the session: out of the collector's full passes
 
 
 def get_step(model: str, session: Optional[MutableMapping] = None) -> int:
