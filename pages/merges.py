@@ -103,7 +103,7 @@ def _step_charts(trace: Trace, k: int, facts: mc.TraceFacts, top: Optional[int] 
         return
     by = "score" if trace.config.score_rule == "likelihood" else "count"
     shown = min(len(step.candidates), top or len(step.candidates))
-    _plot(mc.pair_chart(trace, facts, step.index, top), key=K.pairs(model))
+    html_panel.show(mc.pair_chart(trace, facts, step.index, top), key=K.pairs(model))
     tie = (f"the pairs tied with it in orange ({step.tied:,} pairs shared the top {by} in all)" if step.tied > 1
            else f"no other pair had its {by}")
     if k == 0:

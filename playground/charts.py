@@ -7,10 +7,9 @@ Fonts are large and colours few and strong: these charts are read from the back 
 """
 from __future__ import annotations
 
-import math
 import unicodedata
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -28,15 +27,10 @@ LABELLED_POINTS = 1        # count against score: only the winner's point is lab
 CLEAR = "rgba(0,0,0,0)"
 TICK_SIZE = 17             # tick labels (a narrow chart's: 15)
 AXIS_STANDOFF = 10         # pixels between an axis title and its tick labels
-# a pair's label on a bar chart, in columns (a CJK character takes two): at 1024 pixels with the
-# sidebar open a bar chart is 167 px wide and Plotly gives its labels at most about 85 px; 14 and
-# 11 columns of byte-level letters (at 17 px) pushed the label out of the chart. In lockstep a
-# chart is 145 px wide: a byte-level pair read as characters, 9 columns ("分词是自…"), left it by 5 px
+# a label on a Plotly bar chart of pieces (Unigram's), in columns (a CJK character takes two): at
+# 1024 pixels with the sidebar open such a chart is about 167 px wide and Plotly gives its labels
+# at most about 85 px (the Unigram charts take 3 columns more, at 15 px)
 PAIR_LABEL_WIDTH = 9
-NARROW_PAIR_LABEL_WIDTH = 7
-PAIR_TICK_SIZES = {False: 16, True: 15}   # a pair chart's tick labels: in a column, in lockstep's narrow one
-TICK_GAP = 20              # pixels a pair chart needs beside its tick labels (Plotly took 18 more than the widest)
-PAIR_AXIS_BELOW = 64       # a pair chart's bottom margin: its count axis's ticks (level) and title (automargin made 64)
 TREE_COLUMNS = 36          # a merge tree whose bottom row is wider than this is drawn in smaller type
 
 
@@ -118,81 +112,45 @@ def _value(c, score_rule: Optional[str]):
 
 
 def top_pairs_title(shown: int, by: str) -> str:
-    """On two lines, so it fits a narrow column: top_pairs_title(1, "count") == "The top pair<br>by count";
-    top_pairs_title(8, "score") == "The top 8 pairs<br>by score"."""
-    return (f"The top pair<br>by {by}" if shown == 1 else f"The top {shown:,} pairs<br>by {by}")
+    """top_pairs_title(1, "count") == "The top pair by count";
+    top_pairs_title(8, "score") == "The top 8 pairs by score"."""
+    return f"The top pair by {by}" if shown == 1 else f"The top {shown:,} pairs by {by}"
 
 
-def pair_frequency_chart(step: MergeStep, score_rule: Optional[str] = None, top: Optional[int] = None) -> go.Figure:
-    """Top-K candidate pairs of one step as horizontal bars, best at the top: the winner in red,
-    the pairs that tied with it in orange. WordPiece likelihood ranks by score, so bars show it.
-    `top`: draw only the first `top` candidates (three charts side by side, each narrow).
+def pair_bars_html(step: MergeStep, score_rule: Optional[str] = None, top: Optional[int] = None,
+                   labels: Optional[Sequence[str]] = None, spelled: Optional[Sequence[str]] = None) -> str:
+    """Top-K candidate pairs of one step as horizontal bars, best at the top: the winner in red, the
+    pairs tied with it in orange, each bar's count (WordPiece likelihood: its score) beside it, the
+    whole pair and its figures in the hover. `top`: only the first `top` candidates (lockstep's
+    three narrow columns). `labels` and `spelled`, one per bar drawn: the pairs as shown and as the
+    vocabulary spells them (byte-level, merges_control.pair_labels: `分 + 词`, spelled `åĪĨ + è¯į`).
 
-    Made to fit a narrow column: the title on two lines, long pair labels cut with "…" (the
-    whole pair in the hover), each bar's value written inside its bar (a value that does not fit
-    is left to the hover rather than drawn over the neighbouring chart), few x ticks."""
+    HTML laid out by the browser, not a Plotly figure: a step redraws it, and a figure was drawn,
+    measured and, when its labels needed a wider margin, drawn again at every step (the bars are
+    a grid: labels right-aligned in a column as wide as the widest, cut with "…" when a column is
+    too narrow; style.css, .mg-bars). Every piece of pair text is escaped (markup)."""
     cands = list(step.candidates)[:top]
-    narrow = top is not None
-    best = _value(cands[0], score_rule) if cands else None
-    colours = [WINNER if i == 0 else TIED if _value(c, score_rule) == best else OTHER for i, c in enumerate(cands)]
-    values = [_value(c, score_rule) for c in cands]
-    if score_rule != "likelihood":
-        text = [f"{c.count:,}" for c in cands]
-        hover = [f"{pair_label(c.pair)}: count {c.count:,}" for c in cands]
-    else:
-        text = [f"{float(c.score):.3g}" for c in cands]
-        hover = [f"{pair_label(c.pair)}: score {float(c.score):.4g}, count {c.count:,}" for c in cands]
-    labels = [pair_label(c.pair) for c in cands]
-    fig = go.Figure(go.Bar(x=values[::-1], y=labels[::-1], orientation="h", marker_color=colours[::-1],
-                           text=text[::-1], textposition="inside", insidetextanchor="end", textangle=0,
-                           textfont=dict(size=16), customdata=hover[::-1],
-                           hovertemplate="%{customdata}<extra></extra>"))
+    if not cands:
+        return ""
     what = "score" if score_rule == "likelihood" else "count"
-    fig = _frame(fig, height=max(260, 48 * len(cands) + 110), margin=dict(r=8, t=84, b=PAIR_AXIS_BELOW),
-                  uniformtext=dict(minsize=14, mode="hide"),   # one size for all; a value that needs less is left to the hover
-                  title=_title(top_pairs_title(len(cands), what),
-                               19 if narrow else 20),
-                  xaxis=dict(title=_axis_title(what), automargin=True, nticks=3,
-                             tickfont=dict(size=15 if narrow else TICK_SIZE), rangemode="tozero",
-                             **(_counts(max(values, default=0)) if what == "count" else dict(tickformat=".2~g"))),
-                  yaxis=dict(automargin=True, tickfont=dict(size=PAIR_TICK_SIZES[narrow])))
-    return fig.update_layout(**pair_axis(labels, narrow))
-
-
-def pair_axis(labels: list[str], narrow: bool = False) -> dict:
-    """Layout settings naming a pair chart's bars `labels` (for fig.update_layout), each cut to the
-    column's width (the whole pair is in the hover), and a left margin that holds them. Relabelled
-    bars need these again: a tick stands at the label it names.
-
-    The margin is an estimate a little wider than the labels (label_width), as the bottom one
-    (PAIR_AXIS_BELOW) holds the count axis: three ticks at most, level (with four, a chart at 1024
-    pixels turned "50k" and "100k" and needed more). Plotly's automargin stays on and widens a
-    margin that is too narrow, but a margin it had to widen is a second drawing of the chart:
-    leaving both to automargin cost about 25 ms of a Merges step's 215 in Chromium on the KJV
-    (bench/browser.py)."""
-    width = NARROW_PAIR_LABEL_WIDTH if narrow else PAIR_LABEL_WIDTH
-    text = [shorten(p, width) for p in labels]
-    left = max((label_width(t, PAIR_TICK_SIZES[narrow]) for t in text), default=0)
-    return dict(yaxis=dict(tickvals=labels, ticktext=text), margin=dict(l=math.ceil(left) + TICK_GAP))
-
-
-def _em(ch: str) -> float:
-    """A character's width in em, on the wide side for the app's sans-serif fonts."""
-    if _columns(ch) == 2:
-        return 1.0
-    if ch in " ⋅·⟨⟩iIjlft.,:;'!|()[]{}r`":
-        return 0.4
-    if ch in "mwMW%@&…":
-        return 0.9
-    if ch.isascii() and not ch.isupper():
-        return 0.55
-    return 0.75      # capitals, and any other letter or sign (Ġ, é, ا)
-
-
-def label_width(text: str, size: float) -> float:
-    """Pixels that `text` takes at font `size`, estimated to be at least what the browser draws:
-    label_width("Ġt + he", 16) is about 58 (the browser draws 47)."""
-    return sum(_em(ch) for ch in text) * size
+    values = [_value(c, score_rule) for c in cands]
+    best, largest = values[0], max(values) or 1
+    rows = []
+    for i, (c, value) in enumerate(zip(cands, values)):
+        colour = WINNER if i == 0 else TIED if value == best else OTHER
+        label = labels[i] if labels else pair_label(c.pair)
+        figure = f"{c.count:,}" if what == "count" else f"{float(c.score):.3g}"
+        hover = f"{label}: " + (f"count {c.count:,}" if what == "count" else
+                                f"score {float(c.score):.4g}, count {c.count:,}")
+        if spelled and spelled[i] != label:
+            hover += f" (spelled {spelled[i]})"
+        card = f' title="{markup.attr(hover)}"'
+        rows.append(f'<span class="mg-bar-label"{card}>{markup.text(label)}</span>'
+                    f'<span class="mg-bar-track"{card}><span class="mg-bar" style="width:{100 * value / largest:.1f}%;'
+                    f'background:{colour}"></span></span><span class="mg-bar-value"{card}>{figure}</span>')
+    title = top_pairs_title(len(cands), what)
+    return (f'<div class="mg-bars{" mg-narrow" if top is not None else ""}">'
+            f'<div class="mg-bars-title">{title}</div>{"".join(rows)}</div>')
 
 
 def count_vs_score_chart(step: MergeStep) -> go.Figure:

@@ -76,19 +76,18 @@ def facts_of(results: Results, trace: Trace) -> TraceFacts:
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _pair_chart(key: str, k: int, top: Optional[int], _trace: Trace, _facts: TraceFacts):
+def _pair_chart(key: str, k: int, top: Optional[int], _trace: Trace, _facts: TraceFacts) -> str:
     step = stepper.step_at(_trace, k)
-    rule = _trace.config.score_rule
     shown = min(len(step.candidates), top or len(step.candidates))
-    fig = charts.pair_frequency_chart(step, rule, top=top)
-    readable_pairs(fig, _trace, step, _facts, shown, narrow=top is not None)
-    return fig
+    named = pair_labels(_trace, step, _facts, shown) if _trace.config.byte_level and _facts.tokenizer is not None else None
+    return charts.pair_bars_html(step, _trace.config.score_rule, top, labels=[p for p, _ in named] if named else None,
+                                 spelled=[a for _, a in named] if named else None)
 
 
-def pair_chart(trace: Trace, facts: TraceFacts, k: int, top: Optional[int] = None):
-    """Step k's pair chart (k >= 1, a step with candidates), finished: cached per trace, step and
-    number of bars, and the next step's built in the background with its corpus (prefetch), so a
-    Next finds it ready. Streamlit only reads the figure."""
+def pair_chart(trace: Trace, facts: TraceFacts, k: int, top: Optional[int] = None) -> str:
+    """Step k's pair chart (k >= 1, a step with candidates) as HTML (charts.pair_bars_html), byte-level
+    pairs read as characters: cached per trace, step and number of bars, and the next step's built
+    in the background with its corpus (prefetch), so a Next finds it ready."""
     return _pair_chart(facts.key, k, top, trace, facts)
 
 
@@ -336,21 +335,6 @@ def pair_labels(trace: Trace, step, facts: TraceFacts, top: int) -> list[tuple[s
         chars = "".join(dict.fromkeys(a.of + b.of))
         out.append((shown + (f" (of {chars})" if chars else ""), alias))
     return out
-
-
-def readable_pairs(fig, trace: Trace, step, facts: TraceFacts, shown: int, narrow: bool = False) -> None:
-    """The pair chart (charts.pair_frequency_chart) of a byte-level trace with readable pair labels
-    (the byte-alphabet spelling in the hover). `narrow`: the chart was drawn for a narrow column
-    (charts.pair_frequency_chart's `top`)."""
-    if not trace.config.byte_level or facts.tokenizer is None or not fig.data:
-        return
-    pairs = pair_labels(trace, step, facts, shown)[::-1]
-    if len(pairs) != len(fig.data[0].y):
-        return
-    fig.data[0].y = [p for p, _ in pairs]
-    fig.update_layout(**charts.pair_axis([p for p, _ in pairs], narrow))
-    fig.data[0].customdata = [a for _, a in pairs]
-    fig.data[0].hovertemplate = "%{y}: %{x} (spelled %{customdata})<extra></extra>"
 
 
 def token_text(trace: Trace, facts: TraceFacts, token: str) -> str:

@@ -109,26 +109,35 @@ def test_seed_000_step_by_step():
         c.value for c in at.caption)
 
 
+def pair_bars(at) -> list:
+    """The pair charts drawn (html_panel elements holding charts.pair_bars_html)."""
+    from playground import html_panel
+    return [e for e in at._tree if e.type == "bidi_component" and e.key != html_panel.PRELOAD_KEY
+            and 'class="mg-bars' in html_panel.drawn(e)]
+
+
 def test_step_0_shows_the_pairs_the_first_merge_chooses_from():
     """Before any merge the pair chart is already there: the first merge's candidates, counted before
     it, the winner-to-be in red; Next then shows step 1's chart in the same element (same key),
     which the browser updates instead of drawing anew. Its caption says which it is."""
+    from playground import html_panel
     at = trained("seed-000")
     trace = state.get_results(at.session_state).trace("bpe")
-    charts = at.get("plotly_chart")
-    assert len(charts) == 2          # the pairs, and the training curves
-    before = json.loads(charts[0].proto.spec)
+    charts = pair_bars(at)
+    assert len(charts) == 1 and len(at.get("plotly_chart")) == 1    # the pairs; the training curves
+    before = html_panel.drawn(charts[0])
     captions = " ".join(c.value for c in at.caption)
     assert "Before any merge, the 10 best pairs by count: the first merge takes the one in red" in captions
     assert "5 pairs shared the top count" in captions
     assert any("Press **Next**" in i.value for i in at.info)
     press(at, "next")
-    after = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert at.get("plotly_chart")[0].proto.id == charts[0].proto.id     # the same element, updated
-    assert before["data"] == after["data"]                                # step 1 chose from these
-    bars = [str(y) for y in after["data"][0]["y"]]
+    [chart] = pair_bars(at)
+    assert chart.key == charts[0].key == state.MergesKeys.pairs("bpe")   # the same element, updated
+    after = html_panel.drawn(chart)
+    assert before == after                                               # step 1 chose from these
+    bars = re.findall(r'<span class="mg-bar-label"[^>]*>([^<]*)</span>', after)
     first = trace.steps[0].pair
-    assert any(first[0] in y and first[1] in y for y in bars[-1:] + bars[:1]), bars
+    assert bars[0] == html.escape(f"{first[0]} + {first[1]}"), bars       # the winner, at the top
     captions = " ".join(c.value for c in at.caption)
     assert "The 10 best pairs at this step by count: the winner in red" in captions
     assert "Before any merge" not in captions and not at.info

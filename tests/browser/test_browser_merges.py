@@ -71,7 +71,8 @@ def test_keyboard_shortcuts_step_through_seed_000(tab, screenshot_dir):
     tab.locator(".tp-tokens .tp-hl").first.hover()
     expect(tab.locator(".tp-tokens .tp-lit")).to_have_count(3, timeout=WAIT)
     expect(tab.locator(".mg-tree .mg-node")).to_have_count(5, timeout=WAIT)          # est: es (e, s) and t
-    expect(tab.locator(".js-plotly-plot")).to_have_count(2, timeout=WAIT)             # pairs, curves
+    expect(tab.locator(".js-plotly-plot")).to_have_count(1, timeout=WAIT)             # the curves
+    expect(tab.locator(".mg-bars .mg-bar")).to_have_count(10, timeout=WAIT)           # the pairs (HTML)
     no_overflow(tab)
     snap(tab, screenshot_dir / "merges-seed000.png")
 
@@ -103,7 +104,8 @@ def test_links_reopen_the_view(tab, screenshot_dir):
     tab.open("/merges?preset=seed-004&tokenizer=wordpiece&step=1")
     expect_step(tab, 1, 4)
     expect(sentence(tab)).to_contain_text("(w, ##i) → wi, id 12, score 1/3 ≈ 0.333 with count 3.", timeout=WAIT)
-    expect(tab.locator(".js-plotly-plot")).to_have_count(3, timeout=WAIT)              # pairs, count vs score, curves
+    expect(tab.locator(".js-plotly-plot")).to_have_count(2, timeout=WAIT)              # count vs score, curves
+    expect(tab.locator(".mg-bars .mg-bar")).to_have_count(10, timeout=WAIT)            # the pairs (HTML)
     no_overflow(tab)
     snap(tab, screenshot_dir / "merges-wordpiece.png")
     # another tokenizer picked in the step's fragment: the merge tree's picker (drawn after the

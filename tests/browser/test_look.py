@@ -5,7 +5,8 @@ Compare, Token tax, each of Inspect's tabs):
   axe-playwright-python: no network);
 - whole: in every chart (Plotly figures) every SVG text box lies inside its chart's box and no two
   text boxes overlap (getBoundingClientRect); the merge trees are HTML, held by the next check;
-  a pair chart's margins hold its axes without Plotly widening them (charts.pair_axis);
+  a step's pair bars (HTML, charts.pair_bars_html) hold their labels, bars and values, each bar
+  with room to be seen;
 - inside the column: nothing on the page runs past the main column's edges (a box that scrolls
   inside the column may hold wider content), and a merge tree wider than its box opens on its root.
 Three tours: each theme, each width, and each trained view at 1024 pixels, where the charts are
@@ -52,13 +53,6 @@ MEASURE = """() => {
       const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
       if (w > 1 && h > 1) problems.push(`"${texts[i].s}" overlaps "${texts[j].s}" (${Math.round(w)}x${Math.round(h)} px)`);
     }
-    // a pair chart's margins (charts.pair_axis, PAIR_AXIS_BELOW) hold its axes: Plotly widening
-    // one would be a second drawing of the chart at every step
-    const gd = chart.querySelector('.js-plotly-plot');
-    if (gd && gd.layout && /pair/.test((gd.layout.title || {}).text || ''))
-      for (const [side, name] of [['l', 'left'], ['b', 'bottom']])
-        if (gd._fullLayout._size[side] > gd.layout.margin[side] + 0.5)
-          problems.push(`its axes needed a ${name} margin of ${Math.round(gd._fullLayout._size[side])} px, more than the ${gd.layout.margin[side]} given`);
     out.push({name, texts: texts.length, problems});
   }
   return out;
@@ -102,6 +96,29 @@ TREE_ROOTS_HIDDEN = """() => [...document.querySelectorAll('.mg-tree')].filter(t
 })"""
 
 
+# A step's pair bars (charts.pair_bars_html): every label, bar track and value inside the chart's
+# box, a label never over its bar, and every track at least 24 px wide (a bar to be seen).
+PAIR_BARS_CUT = """() => {
+  const out = [];
+  for (const bars of document.querySelectorAll('.mg-bars')) {
+    const box = bars.getBoundingClientRect();
+    if (box.width === 0) continue;
+    const labels = bars.querySelectorAll('.mg-bar-label'), tracks = bars.querySelectorAll('.mg-bar-track');
+    bars.querySelectorAll('.mg-bar-label, .mg-bar-track, .mg-bar-value').forEach(e => {
+      const r = e.getBoundingClientRect();
+      if (r.left < box.left - 1 || r.right > box.right + 1)
+        out.push(`pair bars: "${e.textContent}" leaves its chart (x ${Math.round(r.left)}..${Math.round(r.right)} of ${Math.round(box.left)}..${Math.round(box.right)})`);
+    });
+    labels.forEach((l, i) => {
+      const a = l.getBoundingClientRect(), t = tracks[i].getBoundingClientRect();
+      if (a.right > t.left + 1) out.push(`pair bars: "${l.textContent}" runs over its bar`);
+      if (t.width < 24) out.push(`pair bars: the bar of "${l.textContent}" has ${Math.round(t.width)} px`);
+    });
+  }
+  return out;
+}"""
+
+
 def trees_opened_off_their_root(page) -> list[str]:
     """TREE_ROOTS_HIDDEN, each tree scrolled to first: the page draws what is off screen only when
     it is scrolled near (style.css: content-visibility), as a user would see it."""
@@ -141,7 +158,7 @@ DARK_LOOKED_AT = ("Merges", "Inspect / Vocabulary")
 def dark_problems(page) -> list[str]:
     """What does not follow the dark theme: charts that photograph mostly white, and chart text
     painted dark."""
-    charts = page.locator('[data-testid=stPlotlyChart], .mg-tree')      # the merge trees are HTML
+    charts = page.locator('[data-testid=stPlotlyChart], .mg-tree, .mg-bars')   # the trees and pair bars are HTML
     assert charts.count() >= 2
     out = []
     for i in range(charts.count()):
@@ -175,7 +192,8 @@ def test_every_page_is_legible_and_every_chart_whole(browser, app_url, width, th
             problems = contrast_problems(page)
             if problems:
                 faint[stop] = problems
-            problems = page.evaluate(OUTSIDE_COLUMN) + trees_opened_off_their_root(page)
+            problems = (page.evaluate(OUTSIDE_COLUMN) + trees_opened_off_their_root(page)
+                        + page.evaluate(PAIR_BARS_CUT))
             if problems:
                 outside[stop] = problems
             seen, wrong = chart_problems(page)

@@ -1,12 +1,11 @@
 """The charts' look, without a browser: they follow the page's theme (transparent backgrounds,
 every axis sizing its own fonts so Streamlit's chart theme only colours them), and they are made
-to fit a narrow column (titles on two lines, long pair labels cut with the whole pair in the
-hover, tied pairs at one point not written out as one long label, axis titles stood off).
+to fit a narrow column (titles on two lines, tied pairs at one point not written out as one long
+label, axis titles stood off). A step's pair bars are HTML (charts.pair_bars_html): their rows here.
 The browser checks what these promise: tests/browser/test_look.py."""
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 
 import pandas as pd
@@ -28,12 +27,8 @@ def preset_trace(key: str, model: str):
 
 def every_figure():
     wp = preset_trace("seed-004", "wordpiece")
-    zh = preset_trace("chinese", "bbpe")
     lengths = pd.DataFrame({"length": [1, 2, 3, 25], "tokens": [40, 120, 30, 1]})
     return {
-        "pairs": charts.pair_frequency_chart(zh.steps[0]),
-        "pairs, narrow": charts.pair_frequency_chart(zh.steps[0], top=6),
-        "scores": charts.pair_frequency_chart(wp.steps[0], "likelihood"),
         "count against score": charts.count_vs_score_chart(wp.steps[0]),
         "curves": charts.training_curves(wp, 2),
         "lengths": charts.length_chart(lengths),
@@ -59,23 +54,33 @@ def test_titles_have_short_lines(name, fig):
         assert all(len(line) <= 16 for line in title.split("<br>")), (name, title)
 
 
-def test_pair_labels_cut_with_the_whole_pair_in_the_hover():
+BAR_ROW = re.compile(r'<span class="mg-bar-label" title="([^"]*)">(.*?)</span><span class="mg-bar-track" title="[^"]*">'
+                     r'<span class="mg-bar" style="width:([0-9.]+)%;background:(#[0-9A-Fa-f]{6})"></span></span>'
+                     r'<span class="mg-bar-value" title="[^"]*">(.*?)</span>')
+
+
+def bar_rows(html_text: str) -> list[tuple[str, str, float, str, str]]:
+    """(hover, label, width %, colour, value) of each bar of charts.pair_bars_html, best first."""
+    return [(h, label, float(w), c, v) for h, label, w, c, v in BAR_ROW.findall(html_text)]
+
+
+def test_pair_bars_name_every_pair_with_the_whole_pair_in_the_hover():
     trace = preset_trace("chinese", "bbpe")
-    fig = charts.pair_frequency_chart(trace.steps[0], top=6)
-    bar, axis = fig.data[0], fig.layout.yaxis
-    assert list(axis.tickvals) == list(bar.y)[::-1]    # one tick per bar (best first), named by its whole pair
-    for whole, shown, hover in zip(axis.tickvals, axis.ticktext, bar.customdata[::-1]):
-        assert shown == charts.shorten(whole, charts.NARROW_PAIR_LABEL_WIDTH) and hover.startswith(whole)
+    step = trace.steps[0]
+    rows = bar_rows(charts.pair_bars_html(step, top=6))
+    assert [label for _, label, *_ in rows] == [charts.pair_label(c.pair) for c in step.candidates[:6]]
+    for (hover, label, *_), c in zip(rows, step.candidates):
+        assert hover == f"{label}: count {c.count:,}"
     assert charts.shorten("internationalization", 8) == "interna…"
     assert charts.shorten("自然语言处理", 8) == "自然语…"          # wide characters count two
     assert charts.shorten("e + s", 8) == "e + s"
 
 
-def test_values_inside_their_bars_never_beside_them():
+def test_scores_beside_their_bars_the_count_in_the_hover():
     trace = preset_trace("seed-004", "wordpiece")
-    bar = charts.pair_frequency_chart(trace.steps[0], "likelihood").data[0]
-    assert bar.textposition == "inside" and bar.textangle == 0
-    assert all(re.fullmatch(r"[0-9.e-]+", t) for t in bar.text)   # the score alone; the count in the hover
+    rows = bar_rows(charts.pair_bars_html(trace.steps[0], "likelihood"))
+    assert rows and all(re.fullmatch(r"[0-9.e-]+", value) for *_, value in rows)   # the score alone
+    assert all(", count " in hover for hover, *_ in rows)
 
 
 def test_count_against_score_labels_only_the_winner_and_keeps_it_inside():
@@ -99,28 +104,23 @@ def test_the_merges_page_draws_plotly_with_streamlits_theme():
     assert "theme=None" not in source and 'theme="streamlit"' in source
 
 
-def test_count_axes_have_whole_ticks_and_titles_their_number():
+def test_pair_bars_widths_colours_and_title():
+    """The longest bar fills its track and the others scale with their counts; the winner in red,
+    the pairs tied with it in orange, the others grey; the title counts the bars."""
     trace = preset_trace("chinese", "bbpe")
-    late = trace.steps[149]                              # every pair left occurs once
-    assert max(c.count for c in late.candidates) == 1
-    fig = charts.pair_frequency_chart(late, top=6)
-    assert fig.layout.xaxis.dtick == 1                  # no tick at 0.5 (written "500m")
-    one = charts.pair_frequency_chart(dataclasses.replace(late, candidates=late.candidates[:1]), top=6)
-    assert one.layout.title.text == "The top pair<br>by count"
-    big = charts.pair_frequency_chart(trace.steps[0])
-    assert big.layout.xaxis.dtick is None and big.layout.xaxis.tickformat == "~s"
-
-
-def test_a_pair_charts_left_margin_is_set_from_its_widest_label():
-    """charts.pair_axis gives the margin the labels need (Plotly's automargin would otherwise draw
-    the chart twice at each step; tests/browser/test_look.py checks it was not widened)."""
-    narrow = charts.pair_axis(["i + n", "t + h"])
-    wide = charts.pair_axis(["i + n", "分词 + 是"])
-    assert narrow["margin"]["l"] < wide["margin"]["l"]
-    assert wide["margin"]["l"] >= math.ceil(charts.label_width("分词 + 是", charts.PAIR_TICK_SIZES[False]))
-    assert charts.label_width("分词", 16) == 2 * charts.label_width("分", 16) > charts.label_width("ab", 16)
-    cut = charts.pair_axis(["internationalization + s"])
-    assert cut["yaxis"]["ticktext"] == [charts.shorten("internationalization + s", charts.PAIR_LABEL_WIDTH)]
-    fig = charts.pair_frequency_chart(preset_trace("chinese", "bbpe").steps[0])
-    assert fig.layout.margin.l == charts.pair_axis(list(fig.data[0].y))["margin"]["l"]
-    assert fig.layout.yaxis.automargin                    # still the safety net
+    late = trace.steps[149]                              # every pair left occurs once: all tied
+    rows = bar_rows(charts.pair_bars_html(late, top=6))
+    assert [c for *_, c, _ in rows] == [charts.WINNER] + [charts.TIED] * (len(rows) - 1)
+    assert {w for _, _, w, _, _ in rows} == {100.0}
+    one = charts.pair_bars_html(dataclasses.replace(late, candidates=late.candidates[:1]), top=6)
+    assert '<div class="mg-bars-title">The top pair by count</div>' in one and 'mg-narrow' in one
+    first = trace.steps[0]
+    rows = bar_rows(charts.pair_bars_html(first))
+    counts = [c.count for c in first.candidates]
+    assert len(rows) == len(counts) and rows[0][2] == 100.0
+    for (_, _, width, _, value), count in zip(rows, counts):
+        assert width == round(100 * count / max(counts), 1) and value == f"{count:,}"
+    assert [c for *_, c, _ in rows] == [charts.WINNER] + [charts.TIED if n == counts[0] else charts.OTHER
+                                                          for n in counts[1:]]
+    assert '<div class="mg-bars-title">The top {:,} pairs by count</div>'.format(len(rows)) in charts.pair_bars_html(first)
+    assert charts.pair_bars_html(dataclasses.replace(first, candidates=())) == ""

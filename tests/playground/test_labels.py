@@ -5,7 +5,7 @@ import re
 
 from core.corpus import count_words
 from core.trainer import TrainConfig, train
-from playground import charts, labels, merges_control, stepper
+from playground import charts, labels, markup, merges_control, stepper
 
 
 def trained(text: str, merges: int = 40, model: str = "bbpe"):
@@ -72,23 +72,23 @@ def test_pair_chart_labels_and_title():
                                       tokenizer=tok)
     pairs = merges_control.pair_labels(trace, step, facts, 3)
     assert pairs[0][0].startswith("⟨") and "(of " in pairs[0][0] and pairs[0][1] == f"{step.pair[0]} + {step.pair[1]}"
-    assert charts.top_pairs_title(1, "count") == "The top pair<br>by count"
-    assert charts.top_pairs_title(8, "score") == "The top 8 pairs<br>by score"
+    assert charts.top_pairs_title(1, "count") == "The top pair by count"
+    assert charts.top_pairs_title(8, "score") == "The top 8 pairs by score"
 
 
 def test_byte_level_pair_chart_labels_every_bar():
-    """The pair chart of a byte-level trace names each bar by its readable label: its y axis ticks
-    are set at the relabelled bars (they were left at the old labels, so no bar had a label)."""
+    """The pair chart of a byte-level trace names each bar by its readable label, the vocabulary's
+    spelling in the hover (merges_control.pair_chart's HTML)."""
     trace, tok = trained("分词是自然语言处理的第一步。分词很重要。" * 3)
     step = trace.steps[0]
     facts = merges_control.TraceFacts(token_ids=trace.token_to_id, curves=None, merged=(), made_at={},
                                       tokenizer=tok)
-    fig = charts.pair_frequency_chart(step, None)
-    merges_control.readable_pairs(fig, trace, step, facts, len(step.candidates))
-    bars = list(fig.data[0].y)
-    assert bars[-1].startswith("⟨")                                    # the winner, read as bytes
-    assert list(fig.layout.yaxis.tickvals) == bars
-    assert list(fig.layout.yaxis.ticktext) == [charts.shorten(b, charts.PAIR_LABEL_WIDTH) for b in bars]
+    pairs = merges_control.pair_labels(trace, step, facts, len(step.candidates))
+    html = charts.pair_bars_html(step, None, labels=[p for p, _ in pairs], spelled=[a for _, a in pairs])
+    shown = re.findall(r'<span class="mg-bar-label" title="([^"]*)">([^<]*)</span>', html)
+    assert [label for _, label in shown] == [markup.text(p) for p, _ in pairs] and shown[0][1].startswith("⟨")
+    for (hover, _), (label, alias) in zip(shown, pairs):
+        assert hover.startswith(markup.attr(label) + ": count ") and hover.endswith(f"(spelled {markup.attr(alias)})")
 
 
 def test_state_marker_and_script():

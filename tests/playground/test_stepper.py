@@ -268,9 +268,9 @@ def test_merged_tokens_and_made_at():
 
 def test_pair_chart_top_and_title():
     trace = seed_trace("seed-000", "bpe")
-    fig = charts.pair_frequency_chart(trace.steps[0], top=4)
-    assert len(fig.data[0].y) == 4 and list(fig.data[0].marker.color)[::-1][0] == charts.WINNER
-    assert fig.layout.title.text == "The top 4 pairs<br>by count" and fig.layout.font.size >= 18
+    html = charts.pair_bars_html(trace.steps[0], top=4)
+    assert html.count('class="mg-bar-label"') == 4 and re.findall(r"background:(#\w+)", html)[0] == charts.WINNER
+    assert '<div class="mg-bars-title">The top 4 pairs by count</div>' in html and 'class="mg-bars mg-narrow"' in html
 
 
 def test_count_vs_score_marks_winner_tied_and_shares_labels():
