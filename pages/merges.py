@@ -89,8 +89,9 @@ def _controls(results: Results, view: state.MergesView, current: int, last: int)
 
 def _sentence(trace: Trace, k: int, facts: mc.TraceFacts, small: bool = False) -> None:
     s = stepper.describe_step(trace, k, facts.token_ids, facts.tokenizer)
-    st.markdown(f'<div class="mg-sentence{" mg-small" if small else ""}" data-step="{k}">{s.html}</div>',
-                unsafe_allow_html=True)
+    # HTML panels, not st.markdown, which parses its body as Markdown and sanitises it at every step
+    html_panel.show(f'<div class="mg-sentence{" mg-small" if small else ""}" data-step="{k}">{s.html}</div>',
+                    key=K.sentence(trace.config.model))
 
 
 def _step_charts(trace: Trace, k: int, facts: mc.TraceFacts, top: Optional[int] = None) -> None:
@@ -117,7 +118,7 @@ def _changed(trace: Trace, k: int, facts: mc.TraceFacts, limit: Optional[int] = 
     if step is None:
         return
     rows = stepper.changed_rows(trace, step, limit, facts.token_ids, facts.tokenizer)
-    st.markdown(stepper.changed_html(rows, compact), unsafe_allow_html=True)
+    html_panel.show(stepper.changed_html(rows, compact), key=K.changed(trace.config.model))
     st.caption(stepper.changed_caption(step, len(rows)))
 
 

@@ -402,6 +402,16 @@ class MergesKeys:
         """The candidate-pairs chart of one tokenizer (three side by side in lockstep)."""
         return f"merges_pairs_{model}"
 
+    @staticmethod
+    def sentence(model: str) -> str:
+        """The step's sentence of one tokenizer (playground.html_panel)."""
+        return f"merges_sentence_{model}"
+
+    @staticmethod
+    def changed(model: str) -> str:
+        """The words the step's merge changed, of one tokenizer (playground.html_panel)."""
+        return f"merges_changed_{model}"
+
 
 class UnigramKeys:
     # the Corpus page's Unigram settings

@@ -51,15 +51,18 @@ class HTMLTags(HTMLParser):
         return parser
 
 
-def drawn_html(at) -> list[str]:
+def drawn_html(at, markdown: bool = False) -> list[str]:
     """The HTML an AppTest run draws, in page order: st.html bodies, and the HTML of the panels
     drawn by playground.html_panel (a component that sets the server's escaped HTML into the page
     as it is, without st.html's sanitizer: every check on st.html bodies holds for these too), but
-    not the empty one every page draws to load the component's code early."""
+    not the empty one every page draws to load the component's code early. `markdown`: st.markdown
+    bodies too, in their places."""
     from playground import html_panel
     out = []
     for e in at._tree:
         if e.type == "html":
+            out.append(e.proto.body)
+        elif markdown and e.type == "markdown":
             out.append(e.proto.body)
         elif (e.type == "bidi_component" and e.proto.component_name == html_panel.NAME
               and e.key != html_panel.PRELOAD_KEY):

@@ -32,8 +32,8 @@ def run(target) -> AppTest:
 def sentences(at: AppTest) -> list[tuple[int, str]]:
     """(step, plain text) of every step sentence drawn, in page order."""
     out = []
-    for m in at.markdown:
-        found = re.search(r'<div class="mg-sentence[^"]*" data-step="(\d+)">(.*)</div>', m.value, re.S)
+    for body in drawn_html(at, markdown=True):     # html panels (Merges), markdown (Unigram in lockstep)
+        found = re.search(r'<div class="mg-sentence[^"]*" data-step="(\d+)">(.*)</div>', body, re.S)
         if found:
             out.append((int(found.group(1)), html.unescape(re.sub(r"<[^>]+>", "", found.group(2)))))
     return out
@@ -104,7 +104,7 @@ def test_seed_000_step_by_step():
         assert (f"{tied} pairs tied at 3; first took ({pair[0]}, {pair[1]})" in text) if tied > 1 else \
             "No tie: the only pair at 3." in text
     # words changed: the last merge (er, </w>) changed higher, lower, cooler
-    words = [m.value for m in at.markdown if "mg-words" in m.value][0]
+    words = [h for h in drawn_html(at) if "mg-words" in h][0]
     assert words.count('class="mg-count"') == 3 and "All 3 words this merge changed" in " ".join(
         c.value for c in at.caption)
 
@@ -166,7 +166,7 @@ def test_seed_001_bpe_and_byte_level():
                       (("⋅t", "o"), "⋅to", 4), (("e", "n"), "en", 4), (("T", "h"), "Th", 3),
                       (("Th", "is"), "This", 3)], 19)
     assert "⋅tokeni" in sentence(at)[1]          # the seed's last merge
-    html_ = [m.value for m in at.markdown if "mg-sentence" in m.value][0]
+    html_ = [h for h in drawn_html(at) if "mg-sentence" in h][0]
     assert 'title="spelled Ġtokeni in the vocabulary' in html_
     pick_model(at, "bbpe")
     check_against_trace(at, "bbpe")

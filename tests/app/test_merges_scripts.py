@@ -26,8 +26,8 @@ def trained(key: str) -> AppTest:
 
 
 def sentence(at: AppTest) -> str:
-    for m in at.markdown:
-        found = re.search(r'<div class="mg-sentence[^"]*" data-step="\d+">(.*)</div>', m.value, re.S)
+    for body in drawn_html(at):
+        found = re.search(r'<div class="mg-sentence[^"]*" data-step="\d+">(.*)</div>', body, re.S)
         if found:
             return html.unescape(re.sub(r"<[^>]+>", "", found.group(1)))
     raise AssertionError("no sentence")
