@@ -1,5 +1,5 @@
 """Chart builders: plain functions from trace records to Plotly figures (tested without a browser),
-and the merge tree as HTML and as Graphviz DOT.
+a step's pair bars and the merge tree as HTML, and the merge tree as Graphviz DOT.
 (Over 400 lines: every chart of the app in one place, each a short function sharing one frame,
 font sizes and colours; split by page, the theme's rules would be copied.)
 
@@ -127,8 +127,8 @@ def pair_bars_html(step: MergeStep, score_rule: Optional[str] = None, top: Optio
 
     HTML laid out by the browser, not a Plotly figure: a step redraws it, and a figure was drawn,
     measured and, when its labels needed a wider margin, drawn again at every step (the bars are
-    a grid: labels right-aligned in a column as wide as the widest, cut with "…" when a column is
-    too narrow; style.css, .mg-bars). Every piece of pair text is escaped (markup)."""
+    a grid: labels right-aligned in a column as wide as the widest up to 55 % of the chart, then
+    cut with "…"; style.css, .mg-bars). Every piece of pair text is escaped (markup)."""
     cands = list(step.candidates)[:top]
     if not cands:
         return ""
