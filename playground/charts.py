@@ -7,6 +7,7 @@ Fonts are large and colours few and strong: these charts are read from the back 
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
@@ -117,6 +118,17 @@ def top_pairs_title(shown: int, by: str) -> str:
     return f"The top pair by {by}" if shown == 1 else f"The top {shown:,} pairs by {by}"
 
 
+def _isolated_pair(label: str) -> str:
+    """A pair's label, escaped, each side its own bidi island (style.css: .mg-side, left to right
+    inside as the page is): without it the browser's bidi algorithm reorders a pair of right-to-left
+    symbols (`م + ##ر` drawn as `ر## + م`), and the pair reads backwards. The text is the label's."""
+    return "".join(f'<span class="mg-side">{side}</span>' if side != " + " else side
+                   for side in _PAIR_JOIN.split(markup.text(label), maxsplit=1))
+
+
+_PAIR_JOIN = re.compile(r"( \+ )")
+
+
 def pair_bars_html(step: MergeStep, score_rule: Optional[str] = None, top: Optional[int] = None,
                    labels: Optional[Sequence[str]] = None, spelled: Optional[Sequence[str]] = None) -> str:
     """Top-K candidate pairs of one step as horizontal bars, best at the top: the winner in red, the
@@ -145,7 +157,7 @@ def pair_bars_html(step: MergeStep, score_rule: Optional[str] = None, top: Optio
         if spelled and spelled[i] != label:
             hover += f" (spelled {spelled[i]})"
         card = f' title="{markup.attr(hover)}"'
-        rows.append(f'<span class="mg-bar-label"{card}>{markup.text(label)}</span>'
+        rows.append(f'<span class="mg-bar-label"{card}>{_isolated_pair(label)}</span>'
                     f'<span class="mg-bar-track"{card}><span class="mg-bar" style="width:{100 * value / largest:.1f}%;'
                     f'background:{colour}"></span></span><span class="mg-bar-value"{card}>{figure}</span>')
     title = top_pairs_title(len(cands), what)

@@ -2,6 +2,7 @@
 as text (never as markup, links or Streamlit directives)."""
 from __future__ import annotations
 
+import re
 import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
@@ -80,4 +81,20 @@ def compare_panels(at) -> dict[str, str]:
         m = re.search(r'<div class="tp-panel" data-tokenizer="([^"]*)"', body)
         if m:
             out[html.unescape(m.group(1))] = body
+    return out
+
+
+_BAR_LABEL = re.compile(r'<span class="mg-bar-label"[^>]*>(.*?)</span><span class="mg-bar-track"')
+_ISOLATED_PAIR = re.compile(r'<span class="mg-side">([^<]*)</span>(?: \+ <span class="mg-side">([^<]*)</span>)?')
+
+
+def bar_labels(html_text: str) -> list[str]:
+    """The label of each bar of a pair chart (charts.pair_bars_html), escaped as drawn, best first:
+    each side of a pair is drawn in its own bidi island, <span class="mg-side"> (asserted here),
+    read back as `a + b`."""
+    out = []
+    for label in _BAR_LABEL.findall(html_text):
+        m = _ISOLATED_PAIR.fullmatch(label)
+        assert m, f"a bar's label is not its sides, each isolated: {label!r}"
+        out.append(m.group(1) if m.group(2) is None else f"{m.group(1)} + {m.group(2)}")
     return out

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from core.trainer import MODELS
 from playground import labels, merges_control, state, stepper
 from tests.app.conftest import new_app, trained_app
-from tests.support import APP, drawn_html
+from tests.support import APP, bar_labels, drawn_html
 
 PAGE = "pages/merges.py"
 
@@ -135,7 +135,7 @@ def test_step_0_shows_the_pairs_the_first_merge_chooses_from():
     assert chart.key == charts[0].key == state.MergesKeys.pairs("bpe")   # the same element, updated
     after = html_panel.drawn(chart)
     assert before == after                                               # step 1 chose from these
-    bars = re.findall(r'<span class="mg-bar-label"[^>]*>([^<]*)</span>', after)
+    bars = bar_labels(after)
     first = trace.steps[0].pair
     assert bars[0] == html.escape(f"{first[0]} + {first[1]}"), bars       # the winner, at the top
     captions = " ".join(c.value for c in at.caption)

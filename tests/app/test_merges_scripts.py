@@ -7,7 +7,7 @@ import re
 from streamlit.testing.v1 import AppTest
 
 from playground import merges_control, state
-from tests.support import APP, drawn_html
+from tests.support import APP, bar_labels, drawn_html
 
 ALIASES = "åäèçéæĪŃĹĺ¸¯¼ðŁ"
 
@@ -52,7 +52,7 @@ def test_chinese_byte_level_reads_as_characters():
     assert any(re.search(r"→ [\u4e00-\u9fff，。]+, id", t) for t in texts)   # whole characters as such
     [chart] = [h for h in drawn_html(at) if 'class="mg-bars' in h]
     assert "The top" in chart and "Top 1 pairs" not in chart
-    shown = re.findall(r'<span class="mg-bar-label"[^>]*>([^<]*)</span>', chart)
+    shown = bar_labels(chart)
     assert shown and not any(c in "".join(shown) for c in ALIASES)      # the pairs read as characters
     # the merge tree picker offers the merged tokens in merge order, each read as the page reads it
     # (its labels are made once per trace, TraceFacts.tree_labels, not at every step)

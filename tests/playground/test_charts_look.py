@@ -15,7 +15,7 @@ from core.corpus import count_words
 from core.presets import get_preset, words_for
 from core.trainer import TrainConfig, train
 from playground import charts
-from tests.support import ROOT
+from tests.support import ROOT, bar_labels
 
 
 
@@ -61,7 +61,9 @@ BAR_ROW = re.compile(r'<span class="mg-bar-label" title="([^"]*)">(.*?)</span><s
 
 def bar_rows(html_text: str) -> list[tuple[str, str, float, str, str]]:
     """(hover, label, width %, colour, value) of each bar of charts.pair_bars_html, best first."""
-    return [(h, label, float(w), c, v) for h, label, w, c, v in BAR_ROW.findall(html_text)]
+    rows = BAR_ROW.findall(html_text)
+    labels = bar_labels(html_text)            # each side of a pair in its own span.mg-side
+    return [(h, label, float(w), c, v) for (h, _, w, c, v), label in zip(rows, labels, strict=True)]
 
 
 def test_pair_bars_name_every_pair_with_the_whole_pair_in_the_hover():
@@ -124,3 +126,17 @@ def test_pair_bars_widths_colours_and_title():
                                                           for n in counts[1:]]
     assert '<div class="mg-bars-title">The top {:,} pairs by count</div>'.format(len(rows)) in charts.pair_bars_html(first)
     assert charts.pair_bars_html(dataclasses.replace(first, candidates=())) == ""
+
+
+def test_a_pair_of_right_to_left_symbols_keeps_its_order():
+    """Each side of a bar's pair is its own bidi island (style.css: .mg-side), and so is each token
+    of the step's sentence (code.mg-tok): a pair of Arabic symbols in an English page is drawn first
+    on the left, not reversed by the browser's bidi algorithm (`م + ##ر` as `ر## + م`)."""
+    trace = train(count_words("حر حر حر حب"), TrainConfig(model="wordpiece", vocab_size=40, pre_tokenizer="whitespace"))
+    step = next(s for s in trace.steps if all("\u0600" <= ch <= "\u06ff" for ch in "".join(s.pair).replace("##", "")))
+    html_text = charts.pair_bars_html(step)
+    first = step.candidates[0].pair
+    assert f'<span class="mg-side">{first[0]}</span> + <span class="mg-side">{first[1]}</span>' in html_text
+    assert bar_labels(html_text)[0] == charts.pair_label(first)
+    css = (ROOT / "playground" / "style.css").read_text(encoding="utf-8")
+    assert re.search(r"code\.mg-tok\{[^}]*unicode-bidi:isolate", css) and ".mg-side{unicode-bidi:isolate}" in css

@@ -6,6 +6,7 @@ import re
 from core.corpus import count_words
 from core.trainer import TrainConfig, train
 from playground import charts, labels, markup, merges_control, stepper
+from tests.support import bar_labels
 
 
 def trained(text: str, merges: int = 40, model: str = "bbpe"):
@@ -85,7 +86,7 @@ def test_byte_level_pair_chart_labels_every_bar():
                                       tokenizer=tok)
     pairs = merges_control.pair_labels(trace, step, facts, len(step.candidates))
     html = charts.pair_bars_html(step, None, labels=[p for p, _ in pairs], spelled=[a for _, a in pairs])
-    shown = re.findall(r'<span class="mg-bar-label" title="([^"]*)">([^<]*)</span>', html)
+    shown = list(zip(re.findall(r'<span class="mg-bar-label" title="([^"]*)">', html), bar_labels(html), strict=True))
     assert [label for _, label in shown] == [markup.text(p) for p, _ in pairs] and shown[0][1].startswith("⟨")
     for (hover, _), (label, alias) in zip(shown, pairs):
         assert hover.startswith(markup.attr(label) + ": count ") and hover.endswith(f"(spelled {markup.attr(alias)})")

@@ -12,7 +12,7 @@ from core.trainer import TrainConfig, train
 from playground import charts
 from playground.spans import (BATCH_MARK, BATCHES_END, PALETTE, boundary_agreement, render_boundaries, render_tokens, segments,
                               token_colours, token_label)
-from tests.support import PAYLOADS
+from tests.support import PAYLOADS, bar_labels
 
 
 def _bbpe(corpus="hello world <b> & </b> 我喜欢 😀", size=300):
@@ -117,7 +117,7 @@ SEED_000 = "highest higher lower lowest cooler coolest"
 def test_pair_chart_marks_winner_and_ties():
     trace = train(count_words(SEED_000), TrainConfig(model="bpe", end_of_word="symbol", vocab_size=17))
     html = charts.pair_bars_html(trace.steps[0])
-    labels = re.findall(r'<span class="mg-bar-label"[^>]*>([^<]*)</span>', html)
+    labels = bar_labels(html)
     colours = re.findall(r'background:(#[0-9A-Fa-f]{6})', html)
     assert labels[0] == "e + s" and colours[0] == charts.WINNER and len(colours) == len(labels)
     # 5 pairs tied at 3 in the first step: the other four are marked as tied
