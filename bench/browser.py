@@ -284,9 +284,11 @@ def clicked(n: int) -> str:
 
 
 def step_shown(k: int) -> str:
-    """The Merges page shows step k (its state marker and its sentence)."""
+    """The Merges page shows step k: its state marker, its sentence and, below the step's fragment,
+    the mark on the training curves (set by the fragment's feed with the corpus and the tree)."""
     return (f"() => !!document.querySelector('.mg-state[data-step=\"{k}\"]') && "
-            f"!!document.querySelector('.mg-sentence[data-step=\"{k}\"]')")
+            f"!!document.querySelector('.mg-sentence[data-step=\"{k}\"]') && "
+            f"!!document.querySelector('.mg-curve-marks[data-step=\"{k}\"]')")
 
 
 def measure_app(browser, url: str, floor: list[float], args) -> None:

@@ -175,74 +175,103 @@ def _lockstep_unigram(k: int) -> None:
         st.page_link("pages/unigram.py", label="Step through Unigram", icon=":material/account_tree:")
 
 
-def _curves(trace: Trace, k: int, facts: mc.TraceFacts) -> None:
-    # the figure is the same at every step (the browser keeps it as drawn); the step's mark is a
-    # few spans laid over it (style.css: .st-key-merges_curve_marks)
-    with st.container(key=K.CURVES_BOX):
-        _plot(facts.curves_chart, key=K.CURVES)
-        with st.container(key=K.CURVE_MARKS):
-            st.html(charts.curve_marks(facts.curves, k))
-    st.caption("Over the whole training: the corpus shrinks to fewer, longer tokens as the vocabulary grows by "
-               "one token a merge; the red dot and dashed line mark this step.")
+# ---------------------------------------------------------------- below the step: hosts its fragment feeds
+
+def _caption(text: str) -> str:
+    """A caption in a host's HTML (style.css: .mg-caption, as the page's st.caption)."""
+    return f'<div class="mg-caption">{markup.text(text)}</div>'
 
 
-def _corpus(results: Results, trace: Trace, k: int) -> None:
+def _corpus_parts(results: Results, trace: Trace, k: int) -> dict[str, str]:
     try:
         cv, same = mc.corpus_at(results, trace, k)
     except PlaygroundError as e:
-        st.error(f"Could not split the corpus at this step: {views.md_escape(str(e))}.")
-        return
-    # thousands of boxes: drawn by a component (only what is scrolled to), not st.html, whose
-    # sanitizer ran over every box on every step; the same escaped HTML, in a box that scrolls
-    with st.container(border=True):
-        html_panel.show(f'<div class="tp-scroll mg-corpus">{cv.html}</div>', key=K.CORPUS)
+        return {K.CORPUS: f'<div class="mg-error">Could not split the corpus at this step: {markup.text(str(e))}.</div>',
+                K.CORPUS_NOTE: ""}
     label = MODEL_LABELS[trace.config.model]
     step = stepper.step_at(trace, k)
     made = ""
     if step is not None:
         n = cv.made
-        made = (f" The {n:,} token{'s' if n != 1 else ''} “{views.md_escape(mc.token_text(trace, mc.facts_of(results, trace), step.token))}” "
+        made = (f" The {n:,} token{'s' if n != 1 else ''} “{mc.token_text(trace, mc.facts_of(results, trace), step.token)}” "
                 f"this merge made {'are' if n != 1 else 'is'} outlined in red.")
     if not cv.from_table:
         scope = (f"The first {cv.shown:,} of {cv.total:,} characters" if cv.truncated
                  else f"The whole corpus ({cv.total:,} characters)")
         split = (" A character still made of several byte tokens is drawn as one box: hover it for its tokens."
                  if trace.config.byte_level else "")
-        st.caption(f"{scope}, as {label} splits them after step {k:,}: its merges applied in order, line by "
-                   f"line, as its trainer sees them.{made}{split}")
+        note = (f"{scope}, as {label} splits them after step {k:,}: its merges applied in order, line by "
+                f"line, as its trainer sees them.{made}{split}")
     else:
         why = "The corpus is a word-count table" if same else "The corpus was replaced since training"
         scope = f"its first {cv.shown:,} of {cv.total:,} words" if cv.truncated else f"its {cv.total:,} words"
-        st.caption(f"{why}: {scope} with their counts, as {label} splits them after step {k:,}.{made}")
+        note = f"{why}: {scope} with their counts, as {label} splits them after step {k:,}.{made}"
+    # thousands of boxes, drawn only as far as scrolled to (html_panel); in a box that scrolls
+    return {K.CORPUS: f'<div class="tp-scroll mg-corpus">{cv.html}</div>', K.CORPUS_NOTE: _caption(note)}
 
 
-def _tree(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) -> None:
-    """The tree of the picked token, or of this step's (the picker is drawn after the fragment:
-    _tree_picker)."""
+def _tree_parts(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) -> dict[str, str]:
+    """The tree of the picked token, or of this step's (the picker is drawn after: _tree_picker);
+    charts.merge_tree_html: boxes the stylesheet draws as a tree, the text keeps its size, a wide
+    tree scrolls."""
     step = stepper.step_at(trace, k)
     chosen = view.tree_token
     token = chosen if chosen is not None else (step.token if step is not None else None)
     if token is None:
-        st.caption("At step 0 nothing is merged yet: every token is a symbol of the alphabet. Pick a token below.")
-        return
+        return {K.TREE: "", K.TREE_NOTE: _caption("At step 0 nothing is merged yet: every token is a symbol of the "
+                                                  "alphabet. Pick a token below.")}
     if token not in facts.token_ids:
-        st.warning(f"“{views.md_escape(mc.token_text(trace, facts, token))}” is not a token of the "
-                   f"{MODEL_LABELS[trace.config.model]} vocabulary.")
-        return
+        return {K.TREE: "", K.TREE_NOTE: ""}   # said once, by _below (the picked token is not a step's)
+    tree = charts.merge_tree_html(trace, token, shown=lambda t: mc.token_text(trace, facts, t),
+                                  spelled=stepper.show_token if trace.config.byte_level else None)
     made = facts.made_at.get(token)
-    # boxes the stylesheet draws as a tree, in one keyed panel a step updates in place
-    # (charts.merge_tree_html: the text keeps its size, a wide tree scrolls)
-    with st.container(key=K.TREE_BOX):
-        html_panel.show(charts.merge_tree_html(trace, token, shown=lambda t: mc.token_text(trace, facts, t),
-                                               spelled=stepper.show_token if trace.config.byte_level else None),
-                        key=K.TREE)
-    shown = "“" + views.md_escape(mc.token_text(trace, facts, token)) + "”"
+    shown = "“" + mc.token_text(trace, facts, token) + "”"
     if made is None:
-        st.caption(f"{shown} is a symbol of the alphabet: no merge made it.")
+        note = f"{shown} is a symbol of the alphabet: no merge made it."
     else:
         later = f", after this step ({k:,})" if made > k else ""
-        st.caption(f"How {shown} was built, merge by merge down to the alphabet (green): each orange box is a token "
-                   f"and the step that made it. This one was made at step {made:,}{later}.")
+        note = (f"How {shown} was built, merge by merge down to the alphabet (green): each orange box is a token "
+                f"and the step that made it. This one was made at step {made:,}{later}.")
+    return {K.TREE: tree, K.TREE_NOTE: _caption(note)}
+
+
+def below_step(results: Results, trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) -> dict[str, str]:
+    """Host key -> HTML of what step k changes below the step's fragment: the mark on the training
+    curves, the corpus as split at k, the merge tree (each with its caption)."""
+    return {K.CURVE_MARKS_PANEL: charts.curve_marks(facts.curves, k), **_corpus_parts(results, trace, k),
+            **_tree_parts(trace, k, facts, view)}
+
+
+def _below(results: Results) -> None:
+    """The training curves, the corpus and the merge tree, drawn by the page's whole run, outside the
+    step's fragment: a step's run sends their new HTML in one feed (_stepped), not some fifteen
+    elements (headers, captions, the curves' figure, the panels) again (html_panel: host, feed)."""
+    view = mc.get_view()
+    trace = results.trace(view.model)
+    facts = mc.facts_of(results, trace)
+    k = min(mc.current_step(results, view), len(trace.steps))
+    parts = below_step(results, trace, k, facts, view)
+    st.header("The whole training")
+    # the figure is the same at every step; the step's mark is a few spans laid over it
+    # (style.css: .st-key-merges_curve_marks)
+    with st.container(key=K.CURVES_BOX):
+        _plot(facts.curves_chart, key=K.CURVES)
+        with st.container(key=K.CURVE_MARKS):
+            html_panel.host(parts[K.CURVE_MARKS_PANEL], key=K.CURVE_MARKS_PANEL)
+    st.caption("Over the whole training: the corpus shrinks to fewer, longer tokens as the vocabulary grows by "
+               "one token a merge; the red dot and dashed line mark this step.")
+    st.header("The corpus at this step")
+    with st.container(border=True):
+        html_panel.host(parts[K.CORPUS], key=K.CORPUS)
+    html_panel.host(parts[K.CORPUS_NOTE], key=K.CORPUS_NOTE)
+    st.header("Merge tree")
+    chosen = view.tree_token
+    if chosen is not None and chosen not in facts.token_ids:
+        st.warning(f"“{views.md_escape(mc.token_text(trace, facts, chosen))}” is not a token of the "
+                   f"{MODEL_LABELS[trace.config.model]} vocabulary.")
+    with st.container(key=K.TREE_BOX):
+        html_panel.host(parts[K.TREE], key=K.TREE)
+    html_panel.host(parts[K.TREE_NOTE], key=K.TREE_NOTE)
 
 
 def _tree_picker(results: Results) -> None:
@@ -313,14 +342,11 @@ def _stepped(results: Results) -> None:
     else:
         _single(results, trace, shown, facts)
 
-    st.header("The whole training")
-    _curves(trace, shown, facts)
-    st.header("The corpus at this step")
-    _corpus(results, trace, shown)
-    st.header("Merge tree")
-    _tree(trace, shown, facts, view)
+    # what the step changes below (the curves' mark, the corpus, the merge tree): one element
+    html_panel.feed(below_step(results, trace, shown, facts, view), key=K.BELOW_FEED)
 
 
 _which(mc.get_view())
 _stepped(results)
+_below(results)
 _tree_picker(results)

@@ -392,10 +392,15 @@ class MergesKeys:
     CURVES = "merges_curves"
     CURVES_BOX = "merges_curves_box"      # the curves and, laid over them (style.css), the step's mark
     CURVE_MARKS = "merges_curve_marks"
-    CORPUS = "merges_corpus"              # the corpus at the step (playground.html_panel)
+    # below the step's fragment: hosts (playground.html_panel) that the fragment's feed updates
+    BELOW_FEED = "merges_below_feed"      # the feed, in the fragment (style.css: hidden)
+    CURVE_MARKS_PANEL = "merges_curve_marks_panel"
+    CORPUS = "merges_corpus"              # the corpus at the step
+    CORPUS_NOTE = "merges_corpus_note"    # its caption
     TREE_TOKEN = "merges_tree_token"
     TREE_BOX = "merges_tree_box"          # the merge tree drawn (style.css: drawn only when scrolled near)
-    TREE = "merges_tree"                  # its panel (html_panel)
+    TREE = "merges_tree"                  # its panel
+    TREE_NOTE = "merges_tree_note"        # its caption
 
     @staticmethod
     def pairs(model: str) -> str:

@@ -22,9 +22,19 @@
 // the panel shows as it is). Once it applies it stays: it is asked once a page, before the panel is
 // set (asking after would make the browser compute the style of every new box there and then).
 //
+// Hosts and a feed (playground/html_panel.py: host, feed). A panel drawn outside a page's
+// st.fragment is not sent again when the fragment reruns; a host is such a panel that a feed,
+// inside the fragment, updates: the feed carries the hosts' new HTML by key, and this module (one
+// per page: every panel shares it) sets each into its host. Each piece is stamped with the run
+// that made it: a host shows the newest it was given, its own or a feed's (the component may be
+// called again with its own, older HTML, on a new theme).
+//
 // A Streamlit custom component (st.components.v2, JavaScript only, no iframe) served from the
 // repository: no network.
 var decoder = new TextDecoder("utf-8");
+var HOST = 1, FEED = 2;        // the first byte of a host's or a feed's data (a plain panel's is HTML)
+var hosts = {};                // key -> the host element of that key on the page
+var pending = {};              // key -> {run, html} fed before its host was drawn
 var SHEET_WAIT_MS = 3000;
 var LEAD = 1;
 var HELD_BACK = /<!--tp-more-->([\s\S]*?)<!--tp-end-->/g;
@@ -101,16 +111,7 @@ function centred(tree) {
   return sized;
 }
 
-export default function (component) {
-  var parent = component.parentElement;
-  var host = parent.querySelector(":scope > .tp-html-panel");
-  if (!host) {
-    host = document.createElement("div");
-    host.className = "tp-html-panel";
-    parent.appendChild(host);
-  }
-  var data = component.data;
-  var html = data ? decoder.decode(data) : "";
+function setHtml(host, html) {
   if (host.__tpHtml === html) return;
   host.__tpHtml = html;
   sheetApplies();
@@ -137,4 +138,54 @@ export default function (component) {
   for (var t = 0; t < trees.length; t++) host.__tpObservers.push(centred(trees[t]));
   host.replaceChildren(parsed.content);
   showWhenStyled(host);
+}
+
+// "<first byte><JSON header>\n<HTML bytes>": the header's end is the first line break (JSON
+// escapes any inside its strings)
+function framed(bytes) {
+  var end = bytes.indexOf(10);
+  return {header: JSON.parse(decoder.decode(bytes.subarray(1, end))), body: bytes.subarray(end + 1)};
+}
+
+function give(key, run, html) {   // the newest HTML for a host, however it came
+  var host = hosts[key];
+  if (!host || !host.isConnected) {
+    if (!pending[key] || pending[key].run < run) pending[key] = {run: run, html: html};
+    return;
+  }
+  if ((host.__tpRun || 0) > run) return;
+  host.__tpRun = run;
+  setHtml(host, html);
+}
+
+export default function (component) {
+  var parent = component.parentElement;
+  var host = parent.querySelector(":scope > .tp-html-panel");
+  if (!host) {
+    host = document.createElement("div");
+    host.className = "tp-html-panel";
+    parent.appendChild(host);
+  }
+  var data = component.data;
+  var bytes = data ? new Uint8Array(data.buffer || data, data.byteOffset || 0, data.byteLength) : new Uint8Array(0);
+  if (bytes[0] === FEED) {       // [[key, bytes], ...]: the hosts' HTML, one after another
+    var feed = framed(bytes), at = 0;
+    if (host.__tpFed === feed.header.run) return;
+    host.__tpFed = feed.header.run;
+    feed.header.parts.forEach(function (part) {
+      give(part[0], feed.header.run, decoder.decode(feed.body.subarray(at, at + part[1])));
+      at += part[1];
+    });
+    return;
+  }
+  if (bytes[0] === HOST) {
+    var own = framed(bytes), key = own.header.key;
+    hosts[key] = host;
+    var fed = pending[key];
+    delete pending[key];
+    if (fed && fed.run > own.header.run) give(key, fed.run, fed.html);
+    else give(key, own.header.run, decoder.decode(own.body));
+    return;
+  }
+  setHtml(host, decoder.decode(bytes));
 }

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.trainer import MODELS
-from playground import labels, merges_control, state, stepper
+from playground import html_panel, labels, merges_control, state, stepper
 from tests.app.conftest import new_app, trained_app
 from tests.support import APP, bar_labels, drawn_html
 
@@ -155,7 +155,7 @@ def test_seed_004_bpe_and_wordpiece():
     step_through(at, [(("w", "##i"), "wi", 3), (("wi", "##d"), "wid", 3), (("l", "##o"), "lo", 7),
                       (("##s", "##t"), "##st", 9)], 4, score=True)
     # a word-count table: the corpus is drawn from the table's words
-    assert any("The corpus is a word-count table: its 4 words" in c.value for c in at.caption)
+    assert any("The corpus is a word-count table: its 4 words" in n for n in notes(at))
 
 
 def test_seed_001_bpe_and_byte_level():
@@ -254,10 +254,47 @@ def test_speed_setting_is_kept_in_the_link():
     assert state.get_merges_view(at.session_state).speed == 0.5 and at.query_params["speed"] == "0.5"
 
 
+def notes(at: AppTest) -> list[str]:
+    """What the page says under its views: its st.caption texts (Markdown), and the captions in the
+    HTML of the hosts below the step (html_panel.host; their text unescaped)."""
+    found = [c.value for c in at.caption]
+    for body in drawn_html(at):
+        found += [html.unescape(t) for t in re.findall(r'<div class="mg-caption">(.*?)</div>', body)]
+    return found
+
+
+def hosts_and_feed(at: AppTest) -> tuple[dict[str, str], dict[str, str]]:
+    """(host key -> HTML it shows, host key -> HTML the step's feed carries) of an AppTest run."""
+    shown, fed = {}, {}
+    for e in at._tree:
+        if e.type == "bidi_component" and e.proto.component_name == html_panel.NAME:
+            if e.key == state.MergesKeys.BELOW_FEED:
+                fed = html_panel.fed(e)
+            else:
+                shown[e.key] = html_panel.drawn(e)
+    return {k: shown[k] for k in fed if k in shown}, fed
+
+
+def test_what_a_step_changes_below_it_is_fed_to_its_hosts():
+    """The curves' mark, the corpus and the merge tree (with their captions) are hosts drawn outside
+    the step's fragment; the fragment's feed carries their HTML at every step, which the browser
+    sets into them (test_browser_merges.py sees it). An AppTest run is a whole run: the hosts show
+    what the feed carries."""
+    at = trained("seed-000")
+    for _ in range(2):
+        press(at, "next")
+        shown, fed = hosts_and_feed(at)
+        k, _ = sentence(at)
+        assert set(fed) == {state.MergesKeys.CURVE_MARKS_PANEL, state.MergesKeys.CORPUS, state.MergesKeys.CORPUS_NOTE,
+                            state.MergesKeys.TREE, state.MergesKeys.TREE_NOTE}
+        assert shown == fed and f'data-step="{k}"' in fed[state.MergesKeys.CURVE_MARKS_PANEL]
+        assert f"after step {k}:" in fed[state.MergesKeys.CORPUS_NOTE] and "mg-tree" in fed[state.MergesKeys.TREE]
+
+
 def test_merge_tree_of_the_step_and_of_a_chosen_token():
     at = trained("seed-000")
     press(at, "last")
-    assert "How “er\\</w\\>” was built" in " ".join(c.value for c in at.caption)
+    assert "How “er</w>” was built" in " ".join(notes(at))
     trees = [h for h in drawn_html(at) if 'class="mg-tree"' in h]
     assert len(trees) == 1 and trees[0].startswith('<div class="mg-tree"><ul><li><span class="mg-node mg-merged">'
                                                    'er&lt;/w&gt;<small>step 5</small>')
@@ -265,9 +302,9 @@ def test_merge_tree_of_the_step_and_of_a_chosen_token():
     assert [h for h in drawn_html(at) if "mg-tree" in h][0].count("mg-merged") == 3     # est</w>, est, es
     assert state.get_merges_view(at.session_state).tree_token == "est</w>"
     assert at.query_params["token"] == "est</w>"
-    assert any("made at step 3" in c.value for c in at.caption)
+    assert any("made at step 3" in n for n in notes(at))
     press(at, "first")                                   # a chosen token stays chosen
-    assert any("made at step 3, after this step (0)" in c.value for c in at.caption)
+    assert any("made at step 3, after this step (0)" in n for n in notes(at))
     # a typed token that is not in the vocabulary (AppTest cannot type a new option: set it as
     # the picker's callback would)
     state.set_merges_view(replace(state.get_merges_view(at.session_state), tree_token="nope"), at.session_state)

@@ -71,6 +71,10 @@ def test_keyboard_shortcuts_step_through_seed_000(tab, screenshot_dir):
     tab.locator(".tp-tokens .tp-hl").first.hover()
     expect(tab.locator(".tp-tokens .tp-lit")).to_have_count(3, timeout=WAIT)
     expect(tab.locator(".mg-tree .mg-node")).to_have_count(5, timeout=WAIT)          # est: es (e, s) and t
+    # the curves' mark and the captions below the step: set by the step's feed (html_panel), not redrawn
+    expect(tab.locator('.mg-curve-marks[data-step="2"]')).to_have_count(1, timeout=WAIT)
+    expect(tab.locator(".mg-caption").filter(has_text="after step 2:")).to_have_count(1, timeout=WAIT)
+    expect(tab.locator(".mg-caption").filter(has_text="How “est” was built")).to_have_count(1, timeout=WAIT)
     expect(tab.locator(".js-plotly-plot")).to_have_count(1, timeout=WAIT)             # the curves
     expect(tab.locator(".mg-bars .mg-bar")).to_have_count(10, timeout=WAIT)           # the pairs (HTML)
     no_overflow(tab)
