@@ -133,7 +133,7 @@ def _single(results: Results, trace: Trace, k: int, facts: mc.TraceFacts) -> Non
         if step is None:
             st.info("Press **Next** (→) for the first merge, **End** for the last, or **Space** to play.")
         elif likelihood:
-            _plot(charts.count_vs_score_chart(step), key=K.SCORES)
+            html_panel.show(charts.count_vs_score_html(step), key=K.SCORES)
             st.caption("Each candidate's count against its score count / (count(x)·count(y)): a pair of rare "
                        "symbols can outscore a more frequent one.")
         else:

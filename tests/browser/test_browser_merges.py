@@ -108,7 +108,9 @@ def test_links_reopen_the_view(tab, screenshot_dir):
     tab.open("/merges?preset=seed-004&tokenizer=wordpiece&step=1")
     expect_step(tab, 1, 4)
     expect(sentence(tab)).to_contain_text("(w, ##i) → wi, id 12, score 1/3 ≈ 0.333 with count 3.", timeout=WAIT)
-    expect(tab.locator(".js-plotly-plot")).to_have_count(2, timeout=WAIT)              # count vs score, curves
+    expect(tab.locator(".js-plotly-plot")).to_have_count(1, timeout=WAIT)              # the curves
+    expect(tab.locator(".mg-scores .mg-pt-winner")).to_have_count(1, timeout=WAIT)    # count vs score (HTML)
+    expect(tab.locator(".mg-scores .mg-pt-label")).to_have_text("w + ##i +1", timeout=WAIT)
     expect(tab.locator(".mg-bars .mg-bar")).to_have_count(10, timeout=WAIT)            # the pairs (HTML)
     no_overflow(tab)
     snap(tab, screenshot_dir / "merges-wordpiece.png")

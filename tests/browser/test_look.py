@@ -115,6 +115,16 @@ PAIR_BARS_CUT = """() => {
       if (t.width < 24) out.push(`pair bars: the bar of "${l.textContent}" has ${Math.round(t.width)} px`);
     });
   }
+  // WordPiece's count against score (HTML): its label and tick labels inside the chart's box
+  for (const chart of document.querySelectorAll('.mg-scores')) {
+    const box = chart.getBoundingClientRect();
+    if (box.width === 0) continue;
+    chart.querySelectorAll('.mg-pt-label, .mg-tick-x, .mg-tick-y, .mg-pt').forEach(e => {
+      const r = e.getBoundingClientRect();
+      if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+        out.push(`count against score: "${e.textContent || e.title}" leaves its chart`);
+    });
+  }
   return out;
 }"""
 
@@ -158,7 +168,7 @@ DARK_LOOKED_AT = ("Merges", "Inspect / Vocabulary")
 def dark_problems(page) -> list[str]:
     """What does not follow the dark theme: charts that photograph mostly white, and chart text
     painted dark."""
-    charts = page.locator('[data-testid=stPlotlyChart], .mg-tree, .mg-bars')   # the trees and pair bars are HTML
+    charts = page.locator('[data-testid=stPlotlyChart], .mg-tree, .mg-bars, .mg-scores')   # trees, pairs, scores: HTML
     assert charts.count() >= 2
     out = []
     for i in range(charts.count()):

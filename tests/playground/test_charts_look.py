@@ -29,7 +29,6 @@ def every_figure():
     wp = preset_trace("seed-004", "wordpiece")
     lengths = pd.DataFrame({"length": [1, 2, 3, 25], "tokens": [40, 120, 30, 1]})
     return {
-        "count against score": charts.count_vs_score_chart(wp.steps[0]),
         "curves": charts.training_curves(wp, 2),
         "lengths": charts.length_chart(lengths),
     }
@@ -87,12 +86,15 @@ def test_scores_beside_their_bars_the_count_in_the_hover():
 
 def test_count_against_score_labels_only_the_winner_and_keeps_it_inside():
     trace = preset_trace("seed-004", "wordpiece")
-    fig = charts.count_vs_score_chart(trace.steps[0])
-    labelled = [t for d in fig.data for t in d.text if t]
-    assert labelled == ["w + ##i +1"]
-    best = max(y for d in fig.data for y in d.y)
-    assert fig.layout.yaxis.range[1] >= 1.25 * best              # room above the winner for its label
-    assert fig.layout.xaxis.range[0] < 0 and fig.layout.yaxis.range[0] < 0   # the two zeros apart
+    html_text = charts.count_vs_score_html(trace.steps[0])
+    assert re.findall(r'<span class="mg-pt-label[^"]*"[^>]*>([^<]*)</span>', html_text) == ["w + ##i +1"]
+    tops = [float(t) for t in re.findall(r'class="mg-pt mg-pt-\w+" style="left:[^;]*;top:([0-9.]+)%', html_text)]
+    assert min(tops) >= 20                                  # room above the winner for its label (30 % of its score)
+    zero_x = re.search(r'class="mg-tick-x" style="left:([0-9.]+)%">0<', html_text)
+    zero_y = re.search(r'class="mg-tick-y" style="top:([0-9.]+)%">0<', html_text)
+    assert float(zero_x.group(1)) > 3 and float(zero_y.group(1)) < 97    # the two zeros apart, inside the axes
+    assert charts.nice_ticks(9) == [0, 2, 4, 6, 8] and charts.nice_ticks(0.34) == [0, 0.1, 0.2, 0.3]
+    assert charts.nice_ticks(1, 3, whole=True) == [0, 1]
 
 
 def test_merge_tree_on_a_clear_background():

@@ -10,7 +10,7 @@ import pytest
 from core.corpus import WordCounts, count_words
 from core.presets import get_preset, words_for
 from core.limits import MAX_CHANGED_WORDS
-from core.trainer import TrainConfig, train
+from core.trainer import Candidate, TrainConfig, train
 from playground import charts, stepper
 from tests.support import PAYLOADS
 
@@ -275,13 +275,22 @@ def test_pair_chart_top_and_title():
 
 def test_count_vs_score_marks_winner_tied_and_shares_labels():
     trace = seed_trace("seed-004", "wordpiece")
-    fig = charts.count_vs_score_chart(trace.steps[0])
-    winner, tied = fig.data[0], fig.data[1]
-    assert (winner.x[0], winner.marker.color, tied.marker.color) == (3, charts.WINNER, charts.TIED)
-    # (w, ##i) and (##i, ##d) sit at the same point: the label names one and counts the other,
-    # the hover names both; the tied point is not labelled
-    assert winner.text[0] == "w + ##i +1" and winner.customdata[0] == "w + ##i<br>##i + ##d" and tied.text[0] == ""
-    assert charts.count_vs_score_chart(dataclasses.replace(trace.steps[0], candidates=())).data == ()
+    html = charts.count_vs_score_html(trace.steps[0])
+    points = re.findall(r'<span class="mg-pt mg-pt-(\w+)" style="left:[^;]*;top:[^;]*;background:(#\w+)" '
+                        r'title="([^"]*)"></span>', html)
+    assert points[-1][:2] == ("winner", charts.WINNER)            # drawn last, over the others
+    assert all(p[1] == charts.OTHER for p in points if p[0] == "other")
+    # (w, ##i) and (##i, ##d) sit at the same point: one point, its label names one and counts the
+    # other, its hover names both; only the winner is labelled
+    assert points[-1][2] == "w + ##i · ##i + ##d: count 3, score 0.3333"
+    assert re.findall(r'<span class="mg-pt-label[^"]*"[^>]*>([^<]*)</span>', html) == ["w + ##i +1"]
+    assert len(points) == len({(c.count, c.score) for c in trace.steps[0].candidates})
+    assert charts.count_vs_score_html(dataclasses.replace(trace.steps[0], candidates=())) == ""
+    # a pair tied with the winner elsewhere (same score, another count) is its own orange point
+    first = trace.steps[0].candidates[0]
+    tied = Candidate(("x", "##y"), first.count * 2, first.score)
+    html = charts.count_vs_score_html(dataclasses.replace(trace.steps[0], candidates=(first, tied)))
+    assert 'class="mg-pt mg-pt-tied"' in html and f"background:{charts.TIED}" in html
 
 
 def test_training_curves_with_cached_data_and_thinning(monkeypatch):
