@@ -94,23 +94,23 @@ def _sentence(trace: Trace, k: int, facts: mc.TraceFacts, small: bool = False) -
                     key=K.sentence(trace.config.model))
 
 
-def _step_charts(trace: Trace, k: int, facts: mc.TraceFacts, top: Optional[int] = None) -> None:
-    # step 0 shows the pairs counted before any merge: the first merge's candidates. And the chart
-    # is on the page before the first Next, which then updates it instead of drawing a new one
-    # (the first step after training: ~390-420 -> ~270-320 ms in Chromium on the KJV)
-    model = trace.config.model
-    step = stepper.step_at(trace, max(k, 1))
-    if step is None or not step.candidates:
-        return
+def _pairs_note(trace: Trace, k: int, step, shown: int) -> str:
     by = "score" if trace.config.score_rule == "likelihood" else "count"
-    shown = min(len(step.candidates), top or len(step.candidates))
-    html_panel.show(mc.pair_chart(trace, facts, step.index, top), key=K.pairs(model))
     tie = (f"the pairs tied with it in orange ({step.tied:,} pairs shared the top {by} in all)" if step.tied > 1
            else f"no other pair had its {by}")
     if k == 0:
-        st.caption(f"Before any merge, the {shown} best pairs by {by}: the first merge takes the one in red, {tie}.")
-    else:
-        st.caption(f"The {shown} best pairs at this step by {by}: the winner in red, {tie}.")
+        return f"Before any merge, the {shown} best pairs by {by}: the first merge takes the one in red, {tie}."
+    return f"The {shown} best pairs at this step by {by}: the winner in red, {tie}."
+
+
+def _step_charts(trace: Trace, k: int, facts: mc.TraceFacts, top: Optional[int] = None) -> None:
+    """Lockstep's narrow pair charts (the single view's are hosts: _step_parts)."""
+    step = stepper.step_at(trace, max(k, 1))
+    if step is None or not step.candidates:
+        return
+    shown = min(len(step.candidates), top or len(step.candidates))
+    html_panel.show(mc.pair_chart(trace, facts, step.index, top), key=K.pairs(trace.config.model))
+    st.caption(_pairs_note(trace, k, step, shown))
 
 
 def _changed(trace: Trace, k: int, facts: mc.TraceFacts, limit: Optional[int] = None, compact: bool = False) -> None:
@@ -122,26 +122,59 @@ def _changed(trace: Trace, k: int, facts: mc.TraceFacts, limit: Optional[int] = 
     st.caption(stepper.changed_caption(step, len(rows)))
 
 
-def _single(results: Results, trace: Trace, k: int, facts: mc.TraceFacts) -> None:
-    _sentence(trace, k, facts)
+def _step_parts(trace: Trace, k: int, facts: mc.TraceFacts) -> dict[str, str]:
+    """Host key -> HTML of the single view's step: its sentence, its pairs (and WordPiece's count
+    against score) with their captions, the words it changed with theirs. Step 0 shows the first
+    merge's candidates (they are counted before it), so the first Next updates the charts."""
+    model = trace.config.model
+    s = stepper.describe_step(trace, k, facts.token_ids, facts.tokenizer)
+    parts = {K.sentence(model): f'<div class="mg-sentence" data-step="{k}">{s.html}</div>'}
+    first = stepper.step_at(trace, max(k, 1))
+    has = first is not None and bool(first.candidates)
+    parts[K.pairs(model)] = mc.pair_chart(trace, facts, first.index) if has else ""
+    parts[K.PAIRS_NOTE] = _caption(_pairs_note(trace, k, first, len(first.candidates))) if has else ""
+    if trace.config.score_rule == "likelihood":
+        parts[K.SCORES] = charts.count_vs_score_html(first) if has else ""
+        parts[K.SCORES_NOTE] = _caption(("Before any merge: each" if k == 0 else "Each")
+                                        + " candidate's count against its score count / (count(x)·count(y)): "
+                                          "a pair of rare symbols can outscore a more frequent one.") if has else ""
     step = stepper.step_at(trace, k)
+    if step is None:
+        parts[K.changed(model)] = ('<div class="mg-info">Nothing merged yet: press <strong>Next</strong> (→) for the '
+                                   'first merge, <strong>End</strong> for the last, or <strong>Space</strong> to '
+                                   'play.</div>' if trace.steps else '<div class="mg-info">This trainer made no '
+                                   'merge.</div>')
+        parts[K.CHANGED_NOTE] = ""
+    else:
+        rows = stepper.changed_rows(trace, step, None, facts.token_ids, facts.tokenizer)
+        parts[K.changed(model)] = stepper.changed_html(rows)
+        parts[K.CHANGED_NOTE] = _caption(stepper.changed_caption(step, len(rows)))
+    return parts
+
+
+def _single(parts: dict[str, str], trace: Trace) -> None:
+    """The single view's step, drawn as hosts by the page's whole run (the step's fragment feeds them)."""
+    model = trace.config.model
+    html_panel.host(parts[K.sentence(model)], key=K.sentence(model))
     likelihood = trace.config.score_rule == "likelihood"
     left, right = st.columns([1, 1] if likelihood else [2, 3], gap="large")
     with left:
-        _step_charts(trace, k, facts)
+        html_panel.host(parts[K.pairs(model)], key=K.pairs(model))
+        html_panel.host(parts[K.PAIRS_NOTE], key=K.PAIRS_NOTE)
     with right:
-        if step is None:
-            st.info("Press **Next** (→) for the first merge, **End** for the last, or **Space** to play.")
-        elif likelihood:
-            html_panel.show(charts.count_vs_score_html(step), key=K.SCORES)
-            st.caption("Each candidate's count against its score count / (count(x)·count(y)): a pair of rare "
-                       "symbols can outscore a more frequent one.")
+        if likelihood:
+            html_panel.host(parts[K.SCORES], key=K.SCORES)
+            html_panel.host(parts[K.SCORES_NOTE], key=K.SCORES_NOTE)
         else:
-            st.subheader("Words this merge changed")
-            _changed(trace, k, facts)
-    if likelihood and step is not None:
-        st.subheader("Words this merge changed")
-        _changed(trace, k, facts)
+            _changed_hosts(parts, model)
+    if likelihood:
+        _changed_hosts(parts, model)
+
+
+def _changed_hosts(parts: dict[str, str], model: str) -> None:
+    st.subheader("Words this merge changed")
+    html_panel.host(parts[K.changed(model)], key=K.changed(model))
+    html_panel.host(parts[K.CHANGED_NOTE], key=K.CHANGED_NOTE)
 
 
 def _lockstep(results: Results, k: int) -> None:
@@ -221,7 +254,7 @@ def _tree_parts(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesVi
         return {K.TREE: "", K.TREE_NOTE: _caption("At step 0 nothing is merged yet: every token is a symbol of the "
                                                   "alphabet. Pick a token below.")}
     if token not in facts.token_ids:
-        return {K.TREE: "", K.TREE_NOTE: ""}   # said once, by _below (the picked token is not a step's)
+        return {K.TREE: "", K.TREE_NOTE: ""}   # said once, by _view (the picked token is not a step's)
     tree = charts.merge_tree_html(trace, token, shown=lambda t: mc.token_text(trace, facts, t),
                                   spelled=stepper.show_token if trace.config.byte_level else None)
     made = facts.made_at.get(token)
@@ -235,22 +268,27 @@ def _tree_parts(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesVi
     return {K.TREE: tree, K.TREE_NOTE: _caption(note)}
 
 
-def below_step(results: Results, trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) -> dict[str, str]:
-    """Host key -> HTML of what step k changes below the step's fragment: the mark on the training
-    curves, the corpus as split at k, the merge tree (each with its caption)."""
-    return {K.CURVE_MARKS_PANEL: charts.curve_marks(facts.curves, k), **_corpus_parts(results, trace, k),
+def view_parts(results: Results, trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) -> dict[str, str]:
+    """Host key -> HTML of what step k changes outside the step's fragment: the single view's step
+    (not in lockstep, which the fragment draws), the mark on the training curves, the corpus as
+    split at k, the merge tree (each with its caption)."""
+    return {**({} if view.lockstep else _step_parts(trace, k, facts)),
+            K.CURVE_MARKS_PANEL: charts.curve_marks(facts.curves, k), **_corpus_parts(results, trace, k),
             **_tree_parts(trace, k, facts, view)}
 
 
-def _below(results: Results) -> None:
-    """The training curves, the corpus and the merge tree, drawn by the page's whole run, outside the
-    step's fragment: a step's run sends their new HTML in one feed (_stepped), not some fifteen
-    elements (headers, captions, the curves' figure, the panels) again (html_panel: host, feed)."""
+def _view(results: Results) -> None:
+    """The single view's step, the training curves, the corpus and the merge tree, drawn by the
+    page's whole run, outside the step's fragment: a step's run sends their new HTML in one feed
+    (_stepped), not some twenty-five elements (headers, captions, the curves' figure, the panels)
+    again (html_panel: host, feed)."""
     view = mc.get_view()
     trace = results.trace(view.model)
     facts = mc.facts_of(results, trace)
     k = min(mc.current_step(results, view), len(trace.steps))
-    parts = below_step(results, trace, k, facts, view)
+    parts = view_parts(results, trace, k, facts, view)
+    if not view.lockstep:
+        _single(parts, trace)
     st.header("The whole training")
     # the figure is the same at every step; the step's mark is a few spans laid over it
     # (style.css: .st-key-merges_curve_marks)
@@ -339,14 +377,12 @@ def _stepped(results: Results) -> None:
         st.header(f"{MODEL_LABELS[view.model]} in detail")
         if shown < current:
             st.caption(f"{MODEL_LABELS[view.model]} finished at step {shown:,}.")
-    else:
-        _single(results, trace, shown, facts)
-
-    # what the step changes below (the curves' mark, the corpus, the merge tree): one element
-    html_panel.feed(below_step(results, trace, shown, facts, view), key=K.BELOW_FEED)
+    # what the step changes below (the single view's step; the curves' mark, the corpus, the merge
+    # tree): hosts drawn by the page's whole run (_view), updated by one element
+    html_panel.feed(view_parts(results, trace, shown, facts, view), key=K.VIEW_FEED)
 
 
 _which(mc.get_view())
 _stepped(results)
-_below(results)
+_view(results)
 _tree_picker(results)

@@ -393,7 +393,10 @@ class MergesKeys:
     CURVES_BOX = "merges_curves_box"      # the curves and, laid over them (style.css), the step's mark
     CURVE_MARKS = "merges_curve_marks"
     # below the step's fragment: hosts (playground.html_panel) that the fragment's feed updates
-    BELOW_FEED = "merges_below_feed"      # the feed, in the fragment (style.css: hidden)
+    VIEW_FEED = "merges_view_feed"        # the feed, in the fragment (style.css: hidden)
+    PAIRS_NOTE = "merges_pairs_note"      # the single view's captions: of its pairs, WordPiece's
+    SCORES_NOTE = "merges_scores_note"    # count against score, the words the merge changed
+    CHANGED_NOTE = "merges_changed_note"
     CURVE_MARKS_PANEL = "merges_curve_marks_panel"
     CORPUS = "merges_corpus"              # the corpus at the step
     CORPUS_NOTE = "merges_corpus_note"    # its caption

@@ -105,8 +105,7 @@ def test_seed_000_step_by_step():
             "No tie: the only pair at 3." in text
     # words changed: the last merge (er, </w>) changed higher, lower, cooler
     words = [h for h in drawn_html(at) if "mg-words" in h][0]
-    assert words.count('class="mg-count"') == 3 and "All 3 words this merge changed" in " ".join(
-        c.value for c in at.caption)
+    assert words.count('class="mg-count"') == 3 and "All 3 words this merge changed" in " ".join(notes(at))
 
 
 def pair_bars(at) -> list:
@@ -126,10 +125,10 @@ def test_step_0_shows_the_pairs_the_first_merge_chooses_from():
     charts = pair_bars(at)
     assert len(charts) == 1 and len(at.get("plotly_chart")) == 1    # the pairs; the training curves
     before = html_panel.drawn(charts[0])
-    captions = " ".join(c.value for c in at.caption)
+    captions = " ".join(notes(at))
     assert "Before any merge, the 10 best pairs by count: the first merge takes the one in red" in captions
     assert "5 pairs shared the top count" in captions
-    assert any("Press **Next**" in i.value for i in at.info)
+    assert any("Nothing merged yet: press <strong>Next</strong>" in h for h in drawn_html(at))
     press(at, "next")
     [chart] = pair_bars(at)
     assert chart.key == charts[0].key == state.MergesKeys.pairs("bpe")   # the same element, updated
@@ -138,11 +137,11 @@ def test_step_0_shows_the_pairs_the_first_merge_chooses_from():
     bars = bar_labels(after)
     first = trace.steps[0].pair
     assert bars[0] == html.escape(f"{first[0]} + {first[1]}"), bars       # the winner, at the top
-    captions = " ".join(c.value for c in at.caption)
+    captions = " ".join(notes(at))
     assert "The 10 best pairs at this step by count: the winner in red" in captions
-    assert "Before any merge" not in captions and not at.info
+    assert "Before any merge" not in captions and not any("Nothing merged yet" in h for h in drawn_html(at))
     press(at, "first")
-    assert "Before any merge" in " ".join(c.value for c in at.caption)
+    assert "Before any merge" in " ".join(notes(at))
 
 
 def test_seed_004_bpe_and_wordpiece():
@@ -268,7 +267,7 @@ def hosts_and_feed(at: AppTest) -> tuple[dict[str, str], dict[str, str]]:
     shown, fed = {}, {}
     for e in at._tree:
         if e.type == "bidi_component" and e.proto.component_name == html_panel.NAME:
-            if e.key == state.MergesKeys.BELOW_FEED:
+            if e.key == state.MergesKeys.VIEW_FEED:
                 fed = html_panel.fed(e)
             else:
                 shown[e.key] = html_panel.drawn(e)
@@ -276,19 +275,24 @@ def hosts_and_feed(at: AppTest) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def test_what_a_step_changes_below_it_is_fed_to_its_hosts():
-    """The curves' mark, the corpus and the merge tree (with their captions) are hosts drawn outside
-    the step's fragment; the fragment's feed carries their HTML at every step, which the browser
-    sets into them (test_browser_merges.py sees it). An AppTest run is a whole run: the hosts show
-    what the feed carries."""
+    """The step's sentence, pairs and changed words, the curves' mark, the corpus and the merge tree
+    (with their captions) are hosts drawn outside the step's fragment; the fragment's feed carries
+    their HTML at every step, which the browser sets into them (test_browser_merges.py sees it). An
+    AppTest run is a whole run: the hosts show what the feed carries. In lockstep the fragment draws
+    the three tokenizers' steps itself, and feeds only what is below them."""
     at = trained("seed-000")
     for _ in range(2):
         press(at, "next")
         shown, fed = hosts_and_feed(at)
         k, _ = sentence(at)
-        assert set(fed) == {state.MergesKeys.CURVE_MARKS_PANEL, state.MergesKeys.CORPUS, state.MergesKeys.CORPUS_NOTE,
-                            state.MergesKeys.TREE, state.MergesKeys.TREE_NOTE}
+        K = state.MergesKeys
+        assert set(fed) == {K.sentence("bpe"), K.pairs("bpe"), K.PAIRS_NOTE, K.changed("bpe"), K.CHANGED_NOTE,
+                            K.CURVE_MARKS_PANEL, K.CORPUS, K.CORPUS_NOTE, K.TREE, K.TREE_NOTE}
         assert shown == fed and f'data-step="{k}"' in fed[state.MergesKeys.CURVE_MARKS_PANEL]
         assert f"after step {k}:" in fed[state.MergesKeys.CORPUS_NOTE] and "mg-tree" in fed[state.MergesKeys.TREE]
+    run(at.toggle(key="merges_lockstep").set_value(True))
+    shown, fed = hosts_and_feed(at)
+    assert shown == fed and state.MergesKeys.sentence("bpe") not in fed and state.MergesKeys.CORPUS in fed
 
 
 def test_merge_tree_of_the_step_and_of_a_chosen_token():
