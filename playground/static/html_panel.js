@@ -26,15 +26,16 @@
 // st.fragment is not sent again when the fragment reruns; a host is such a panel that a feed,
 // inside the fragment, updates: the feed carries the hosts' new HTML by key, and this module (one
 // per page: every panel shares it) sets each into its host. Each piece is stamped with the run
-// that made it: a host shows the newest it was given, its own or a feed's (the component may be
-// called again with its own, older HTML, on a new theme).
+// that made it, and the newest piece of each key is kept here: a host shows it, whatever it was
+// given itself (the component may be called again with its own, older HTML on a new theme, or its
+// element made anew by React, with the HTML of the last whole run, while feeds have moved on).
 //
 // A Streamlit custom component (st.components.v2, JavaScript only, no iframe) served from the
 // repository: no network.
 var decoder = new TextDecoder("utf-8");
 var HOST = 1, FEED = 2;        // the first byte of a host's or a feed's data (a plain panel's is HTML)
 var hosts = {};                // key -> the host element of that key on the page
-var pending = {};              // key -> {run, html} fed before its host was drawn
+var newest = {};               // key -> {run, html}: the newest HTML given for that key
 var SHEET_WAIT_MS = 3000;
 var LEAD = 1;
 var HELD_BACK = /<!--tp-more-->([\s\S]*?)<!--tp-end-->/g;
@@ -147,15 +148,14 @@ function framed(bytes) {
   return {header: JSON.parse(decoder.decode(bytes.subarray(1, end))), body: bytes.subarray(end + 1)};
 }
 
-function give(key, run, html) {   // the newest HTML for a host, however it came
+function give(key, run, html) {   // a host shows the newest HTML of its key, however it came
+  var known = newest[key];
+  if (!known || known.run <= run) known = newest[key] = {run: run, html: html};
   var host = hosts[key];
-  if (!host || !host.isConnected) {
-    if (!pending[key] || pending[key].run < run) pending[key] = {run: run, html: html};
-    return;
-  }
-  if ((host.__tpRun || 0) > run) return;
-  host.__tpRun = run;
-  setHtml(host, html);
+  if (!host || !host.isConnected) return;   // drawn when its host is
+  if ((host.__tpRun || 0) > known.run) return;
+  host.__tpRun = known.run;
+  setHtml(host, known.html);
 }
 
 export default function (component) {
@@ -179,12 +179,9 @@ export default function (component) {
     return;
   }
   if (bytes[0] === HOST) {
-    var own = framed(bytes), key = own.header.key;
-    hosts[key] = host;
-    var fed = pending[key];
-    delete pending[key];
-    if (fed && fed.run > own.header.run) give(key, fed.run, fed.html);
-    else give(key, own.header.run, decoder.decode(own.body));
+    var own = framed(bytes);
+    hosts[own.header.key] = host;
+    give(own.header.key, own.header.run, decoder.decode(own.body));
     return;
   }
   setHtml(host, decoder.decode(bytes));

@@ -161,10 +161,9 @@ def test_five_quick_presses_make_five_steps(tab):
 
 def test_autoplay_steps_one_at_a_time(tab, screenshot_dir):
     """Autoplay makes every step in turn, none skipped, and Space pauses it. How evenly it keeps
-    its 0.5 s is a figure, printed here (the bench measures the default 1 s), never asserted: on two
-    shared cores a run can take longer than a tick. The fastest speed: this test waits for ~12 ticks."""
-    open_english(tab, "&speed=0.5")
-    expect(tab.locator(".mg-state")).to_have_attribute("data-speed", "0.5", timeout=WAIT)
+    its 1 s is a figure, printed here and measured by the bench, never asserted: on two shared
+    cores a run can take longer than a tick."""
+    open_english(tab)
     n = steps_total(tab)
     assert n >= 12
     record_steps(tab)
@@ -173,11 +172,11 @@ def test_autoplay_steps_one_at_a_time(tab, screenshot_dir):
     tab.keyboard.press("Space")                        # pause
     expect(tab.get_by_role("button", name="Play")).to_be_visible(timeout=WAIT)
     steps = recorded(tab)
+    assert [k for _, k in steps][:9] == list(range(9)), steps   # one step at a time, none skipped
     times = {k: t for t, k in steps}
     gaps = [(times[k + 1] - times[k]) / 1000 for k in range(1, 8)]
     print("autoplay gaps (s):", [round(g, 3) for g in gaps])
     print("clicks [action, clicked, shown, run over] (ms):", tab.evaluate("window.__tpMergesKeys.state.log"))
-    assert [k for _, k in steps][:9] == list(range(9))   # one step at a time, none skipped
     tab.screenshot(path=screenshot_dir / "merges-keys-autoplay.png")
     # the mouse pauses too (its click is queued behind a Next under way, as Space is)
     tab.get_by_role("button", name="Play").click()
@@ -187,7 +186,7 @@ def test_autoplay_steps_one_at_a_time(tab, screenshot_dir):
     expect(tab.get_by_role("button", name="Play")).to_be_visible(timeout=WAIT)
     idle(tab)
     paused = recorded(tab)[-1][1]
-    tab.wait_for_timeout(1500)                         # three ticks: no step comes
+    tab.wait_for_timeout(2500)                         # more than two ticks: no step comes
     assert recorded(tab)[-1][1] == paused
 
 
