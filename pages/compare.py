@@ -1,8 +1,9 @@
 """Compare page: one text, up to fourteen tokenizers side by side (Tiktokenizer style).
 
 Widgets (text, tokenizers, view options) -> encode with each tokenizer (core, cached objects) ->
-pure helpers (playground.compare, playground.spans) -> st.html. The text, its controls and the tabs
-are one st.fragment (text_and_views): an edit reruns only that. Four tabs, only the open one runs:
+pure helpers (playground.compare, playground.spans) -> st.html. The text is an st.fragment of its
+own (text_box): an edit reruns only that, and sends the token panels' new HTML in one feed (the
+panels are hosts the whole run draws, _controls_and_views). Four tabs, only the open one runs:
   Tokens               one panel per tokenizer: token count, chars/token, bytes/token, coloured spans
                        (special tokens drawn apart; optionally the pre-tokenizer's chunks above them)
   Boundaries           two tokenizers' token boundaries marked on the text, and the share they agree on
@@ -151,8 +152,13 @@ if link_gone:
     st.warning(compare.gone_imports_message(link_gone), icon=":material/link_off:")
     st.page_link("pages/inspect.py", label="Import tokenizer files on the Inspect page", icon=":material/upload:")
 
+def panel_key(choice: compare.Choice) -> str:
+    return f"compare_panel_{choice.key}"
+
+
 def draw_panel(choice: compare.Choice, enc, text: str, view: compare.PanelView, max_height: str) -> None:
-    """One tokenizer's panel: its stats and coloured tokens, or why it has none (`enc` an error)."""
+    """One tokenizer's panel: its stats and coloured tokens (a host the text's fragment feeds:
+    _feed_panels), or why it has none (`enc` an error)."""
     with st.container(border=True):
         if isinstance(enc, PlaygroundError):
             st.html(compare.render_panel(choice, None, max_height=None))
@@ -161,21 +167,25 @@ def draw_panel(choice: compare.Choice, enc, text: str, view: compare.PanelView, 
             what = "Cannot load this tokenizer" if isinstance(enc, TokenizerFileError) else "Cannot encode this text"
             st.error(f"{what}: {views.md_escape(str(enc))}.{hint}", icon=":material/error:")
             return
-        tok = tokenizer_of(choice)
-        made_word = "merge step" if choice.kind == "trained" else "merge rank"
-        body, truncated = spans.render_tokens(
-            enc, show_ids=view.show_ids, visible_whitespace=view.whitespace, grouped=view.grouped,
-            max_chars=MAX_PANEL_CHARS, text=text, made_at=tok.made_at, made_word=made_word, scripted=True,
-            batch=spans.BATCH, boxes=tokenizers.box_memo(tok, view.show_ids, view.whitespace, made_word))
-        note = (f"Drawn: the first {MAX_PANEL_CHARS:,} of {len(text):,} characters (counts are for the whole "
-                "text)." if truncated else "")
-        if view.chunks:
-            body = compare.render_chunks_block(tok, text, visible_whitespace=view.whitespace,
-                                               max_chars=MAX_PANEL_CHARS) + body
-        # thousands of boxes: drawn by a component, not st.html (whose sanitizer and React pass
-        # were most of the browser's time); the same escaped HTML
-        html_panel.show(compare.render_panel(choice, compare.encoding_stats(text, enc), body,
-                                             max_height=max_height, note=note), key=f"compare_panel_{choice.key}")
+        html_panel.host(panel_html(choice, enc, text, view, max_height), key=panel_key(choice))
+
+
+def panel_html(choice: compare.Choice, enc, text: str, view: compare.PanelView, max_height: str) -> str:
+    """An encoded panel's HTML: its stats and coloured tokens (thousands of boxes: drawn by a
+    component, html_panel, not st.html, whose sanitizer and React pass were most of the browser's
+    time; the same escaped HTML)."""
+    tok = tokenizer_of(choice)
+    made_word = "merge step" if choice.kind == "trained" else "merge rank"
+    body, truncated = spans.render_tokens(
+        enc, show_ids=view.show_ids, visible_whitespace=view.whitespace, grouped=view.grouped,
+        max_chars=MAX_PANEL_CHARS, text=text, made_at=tok.made_at, made_word=made_word, scripted=True,
+        batch=spans.BATCH, boxes=tokenizers.box_memo(tok, view.show_ids, view.whitespace, made_word))
+    note = (f"Drawn: the first {MAX_PANEL_CHARS:,} of {len(text):,} characters (counts are for the whole "
+            "text)." if truncated else "")
+    if view.chunks:
+        body = compare.render_chunks_block(tok, text, visible_whitespace=view.whitespace,
+                                           max_chars=MAX_PANEL_CHARS) + body
+    return compare.render_panel(choice, compare.encoding_stats(text, enc), body, max_height=max_height, note=note)
 
 
 def tokens_tab(chosen: list[compare.Choice], encodings: dict, text: str, view: compare.PanelView, layout: str) -> None:
@@ -183,13 +193,19 @@ def tokens_tab(chosen: list[compare.Choice], encodings: dict, text: str, view: c
         st.info(f"Choose up to {compare.MAX_TOKENIZERS} tokenizers above.")
     elif layout == "Stacked":
         for choice in chosen:
-            draw_panel(choice, encodings[choice.key], text, view, "24rem" if view.chunks else "14rem")
+            draw_panel(choice, encodings[choice.key], text, view, panel_height(view, layout))
     else:
         per_row = len(chosen) if len(chosen) <= 3 else 2
         for start in range(0, len(chosen), per_row):
             for col, choice in zip(st.columns(per_row), chosen[start:start + per_row]):
                 with col:
-                    draw_panel(choice, encodings[choice.key], text, view, "34rem" if view.chunks else "24rem")
+                    draw_panel(choice, encodings[choice.key], text, view, panel_height(view, layout))
+
+
+def panel_height(view: compare.PanelView, layout: str) -> str:
+    if layout == "Stacked":
+        return "24rem" if view.chunks else "14rem"
+    return "34rem" if view.chunks else "24rem"
 
 
 def boundaries_tab(chosen: list[compare.Choice], encodings: dict, text: str) -> None:
@@ -320,66 +336,101 @@ def write_link(text: str, selected: list[str], show: str, layout: str, view: com
     state.set_widget(K.URL_SEEN, tuple(sorted(params.items())))
 
 
+def _settings() -> tuple[str, str, compare.PanelView, compare.EncodeOptions, list[str]]:
+    """(show, layout, panel view, encode options, selected keys) as the controls last set them: the
+    controls are drawn after the text (_controls_and_views), and a run of the text's fragment reads
+    them from the session."""
+    show = state.widget_value(K.VIEW) or "Tokens"
+    view = compare.PanelView(show_ids=show == "Ids", whitespace=bool(state.widget_value(K.WHITESPACE)),
+                             grouped=bool(state.widget_value(K.GROUPED)), chunks=bool(state.widget_value(K.CHUNKS)))
+    options = compare.EncodeOptions(recognize_special_tokens=state.widget_value(K.SPECIAL) == SPECIAL_MODES[True],
+                                    add_special_tokens=bool(state.widget_value(K.ADD_SPECIAL)))
+    return show, state.widget_value(K.LAYOUT) or "Side by side", view, options, list(state.widget_value(K.TOKENIZERS) or [])
+
+
 @st.fragment
-def text_and_views() -> None:
-    """Everything an edit changes: an edit (Ctrl+Enter, a pause in typing, a toggle, a tab) reruns only
-    this, and the frame, title and link messages are not sent again (docs/architecture.md)."""
+def text_box() -> None:
+    """The text, and what an edit changes. An edit (Ctrl+Enter, a pause in typing) reruns only this:
+    the token panels are hosts the page's whole run draws (tokens_tab), and this sends their new
+    HTML in one feed (html_panel.feed), so an edit's run sends two elements, not the controls, the
+    picker, its table and the tabs again (docs/architecture.md, "Compare's edit"). When the open tab
+    draws something else from the text, or a panel is or was an error (drawn by Streamlit elements),
+    the edit reruns the whole page instead."""
     text = st.text_area("Text", key=K.TEXT, height=170, persist_state=PERSIST,
                         placeholder="Type or paste any text…",
                         help="The panels follow as you type (after a short pause).")
     live_text.enable()
+    text = text or ""
+    show, layout, view, options, selected = _settings()
+    chosen = [by_key[k] for k in selected if k in by_key]
+    write_link(text, selected, show, layout, view, options)
+    if state.widget_value(K.WHOLE_RUN):
+        state.set_widget(K.WHOLE_RUN, False)
+        return                                   # the whole page's run: _controls_and_views draws the views
+    if (state.widget_value(K.TAB) or "Tokens") in ("Boundaries", "Encoder differences"):
+        st.rerun(scope="app")
+    if (state.widget_value(K.TAB) or "Tokens") != "Tokens":
+        return                                   # the Chat tab does not read the text
+    encodings = tokenizers.encode_kept(chosen, tokenizer_of, text, options)
+    hosted = state.widget_value(K.HOSTED) or ()
+    if any(isinstance(e, PlaygroundError) for e in encodings.values()) or tuple(c.key for c in chosen) != tuple(hosted):
+        st.rerun(scope="app")
+    html_panel.feed({panel_key(c): panel_html(c, encodings[c.key], text, view, panel_height(view, layout))
+                     for c in chosen}, key=K.PANELS_FEED)
+
+
+def _controls_and_views() -> None:
+    """Drawn by the page's whole run, after the text's fragment: a change of any of these reruns the
+    whole page."""
+    text = state.widget_value(K.TEXT) or ""
     # one wrapping row under the text, not a narrow column beside it: on a 1024-pixel projector each
     # control keeps its whole label and the row goes on on the next line
     with st.container(horizontal=True, gap="medium", vertical_alignment="bottom"):
         st.selectbox("Sample", list(compare.SAMPLES), key=K.SAMPLE, on_change=_load_sample,
                      persist_state=PERSIST, width=230, help="Replaces the text with a sample: Chinese, emoji with "
                      "zero-width joiners, code, runs of whitespace, HTML that must show as text.")
-        show = st.segmented_control("Show", ["Tokens", "Ids"], key=K.VIEW, required=True,
-                                    persist_state=PERSIST)
-        layout = st.segmented_control("Layout", ["Side by side", "Stacked"], key=K.LAYOUT, required=True,
-                                      persist_state=PERSIST)
-        whitespace = st.toggle("Visible whitespace", key=K.WHITESPACE, persist_state=PERSIST,
-                               help="Space ⋅, tab →, line break ↵; zero-width characters by name (⟨ZWJ⟩).")
-        grouped = st.toggle("Group bytes", key=K.GROUPED, persist_state=PERSIST,
-                            help="The tokens of one character as you see it (a grapheme cluster: 🇨🇳, 👍🏽, "
-                                 "e + a combining accent, and the UTF-8 bytes <0xE4><0xBD>… of one Chinese "
-                                 "character) are drawn as one box with that character.")
-        special_mode = st.segmented_control(
+        st.segmented_control("Show", ["Tokens", "Ids"], key=K.VIEW, required=True, persist_state=PERSIST)
+        st.segmented_control("Layout", ["Side by side", "Stacked"], key=K.LAYOUT, required=True,
+                             persist_state=PERSIST)
+        st.toggle("Visible whitespace", key=K.WHITESPACE, persist_state=PERSIST,
+                  help="Space ⋅, tab →, line break ↵; zero-width characters by name (⟨ZWJ⟩).")
+        st.toggle("Group bytes", key=K.GROUPED, persist_state=PERSIST,
+                  help="The tokens of one character as you see it (a grapheme cluster: 🇨🇳, 👍🏽, "
+                       "e + a combining accent, and the UTF-8 bytes <0xE4><0xBD>… of one Chinese "
+                       "character) are drawn as one box with that character.")
+        st.segmented_control(
             "Special tokens in the text", list(SPECIAL_MODES.values()), key=K.SPECIAL, required=True,
             persist_state=PERSIST,
             help="As text (the default, tiktoken's encode_ordinary): <|endoftext|>, <|im_start|> or [CLS] typed in "
                  "the text is ordinary text, several tokens. Recognized (tiktoken's allowed_special=\"all\"): each "
                  "one the model knows is its one id.")
-        add_special = st.toggle("Add BOS/EOS", key=K.ADD_SPECIAL, persist_state=PERSIST,
-                                help="Add what each model's own tokenizer adds around a text: BERT [CLS] … [SEP], "
-                                     "Llama <|begin_of_text|>, Mistral <s>, CLIP <start_of_text> … <end_of_text>; "
-                                     "the GPT and Qwen encodings add nothing.")
-        show_chunks = st.toggle("Pre-tokenization", key=K.CHUNKS, persist_state=PERSIST,
-                                help="Above each panel's tokens, the chunks its pre-tokenizer cuts before BPE runs "
-                                     "(numbers in 1-3 digits, contractions, leading spaces), over the text as "
-                                     "normalized.")
-    selected = st.multiselect(
+        st.toggle("Add BOS/EOS", key=K.ADD_SPECIAL, persist_state=PERSIST,
+                  help="Add what each model's own tokenizer adds around a text: BERT [CLS] … [SEP], "
+                       "Llama <|begin_of_text|>, Mistral <s>, CLIP <start_of_text> … <end_of_text>; "
+                       "the GPT and Qwen encodings add nothing.")
+        st.toggle("Pre-tokenization", key=K.CHUNKS, persist_state=PERSIST,
+                  help="Above each panel's tokens, the chunks its pre-tokenizer cuts before BPE runs "
+                       "(numbers in 1-3 digits, contractions, leading spaces), over the text as "
+                       "normalized.")
+    st.multiselect(
         "Tokenizers", [c.key for c in choices], key=K.TOKENIZERS, format_func=lambda k: by_key[k].label,
         max_selections=compare.MAX_TOKENIZERS, on_change=_selection_edited, persist_state=PERSIST,
         help=f"Up to {compare.MAX_TOKENIZERS}: your trained tokenizers with each encoder (merges, greedy of seed "
              "002, longest-match), pretrained ones (loaded offline) and files imported on the Inspect page.")
-
-    text = text or ""
-    view = compare.PanelView(show_ids=show == "Ids", whitespace=bool(whitespace), grouped=bool(grouped),
-                     chunks=bool(show_chunks))
+    show, layout, view, options, selected = _settings()
     chosen = [by_key[k] for k in selected if k in by_key]
-    options = compare.EncodeOptions(recognize_special_tokens=special_mode == SPECIAL_MODES[True],
-                                    add_special_tokens=bool(add_special))
     if chosen:
         with st.container(key=K.INFO_BOX):   # the column's width: the table wraps, or scrolls inside it
             st.html(compare.render_info_table(compare.info_rows(chosen, tokenizer_of)))
     missing = compare.missing_note(tokenizers.unavailable_pretrained())
     if missing:
         st.caption(missing)
-    write_link(text, selected, show, layout, view, options)
 
     # a panel is an Encoding or an error; the last text's are kept (not encoded again for a view option)
     encodings = tokenizers.encode_kept(chosen, tokenizer_of, text, options)
+    # the panels an edit's feed may update: all of them, when none is an error
+    ok = not any(isinstance(e, PlaygroundError) for e in encodings.values())
+    state.set_widget(K.HOSTED, tuple(c.key for c in chosen) if ok else None)
 
     tab_tokens, tab_bounds, tab_diff, tab_chat = st.tabs(["Tokens", "Boundaries", "Encoder differences", "Chat"],
                                                          key=K.TAB, on_change="rerun")
@@ -397,4 +448,6 @@ def text_and_views() -> None:
             chat_tab(chosen, view, layout)
 
 
-text_and_views()
+state.set_widget(K.WHOLE_RUN, True)   # the text's fragment runs as part of the whole page (it takes this)
+text_box()
+_controls_and_views()

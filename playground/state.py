@@ -472,6 +472,11 @@ class CompareKeys:
     # not a widget: the imported tokenizers a link chose whose files are no longer kept (names), said
     # on the page until the selection is edited or another link is read
     LINK_GONE = "compare_link_gone"
+    # not widgets: the panels the page's whole run drew as hosts an edit's feed updates (choice keys;
+    # None when one is an error), and that feed (html_panel.feed, in the text's fragment)
+    HOSTED = "compare_hosted"
+    PANELS_FEED = "compare_panels_feed"
+    WHOLE_RUN = "compare_whole_run"        # not a widget: the text's fragment runs in the page's whole run
 
 
 class InspectKeys:
