@@ -1,4 +1,6 @@
 """Compare page: one text, up to fourteen tokenizers side by side (Tiktokenizer style).
+(Over 400 lines: the page opens links, draws the text's fragment and the nine controls with their
+help, and four tabs; the helpers it calls are in playground/compare.py.)
 
 Widgets (text, tokenizers, view options) -> encode with each tokenizer (core, cached objects) ->
 pure helpers (playground.compare, playground.spans) -> st.html. The text is an st.fragment of its
