@@ -29,6 +29,7 @@ from core.errors import PlaygroundError
 from core.trainer import MODELS, Trace
 from playground import charts, html_panel, live_text, markup, state, stepper, unigram_control, unigram_view, views
 from playground import merges_control as mc
+from playground import merges_stepper
 from playground.state import MODEL_LABELS, MergesKeys as K, Results
 from playground.startup import through_app
 
@@ -61,30 +62,6 @@ def _which(view: state.MergesView) -> None:
         st.toggle("Lockstep", key=K.LOCKSTEP, on_change=mc.on_lockstep,
                   help="BPE, byte-level BPE and WordPiece trained on the same corpus, side by side at the same "
                        "step index, so their choices can be compared.")
-
-
-def _controls(results: Results, view: state.MergesView, current: int, last: int) -> None:
-    row = st.container(horizontal=True, vertical_alignment="bottom")
-    with row:
-        st.button("First", key=K.FIRST, icon=":material/first_page:", shortcut="Home",
-                  on_click=mc.on_nav, args=("first",), disabled=current == 0)
-        st.button("Previous", key=K.PREV, icon=":material/chevron_left:", shortcut="Left",
-                  on_click=mc.on_nav, args=("prev",), disabled=current == 0)
-        st.button("Pause" if view.playing else "Play", key=K.PLAY, shortcut="Space", type="primary",
-                  icon=":material/pause:" if view.playing else ":material/play_arrow:", on_click=mc.on_play,
-                  disabled=last == 0)
-        st.button("Next", key=K.NEXT, icon=":material/chevron_right:", shortcut="Right",
-                  on_click=mc.on_nav, args=("next",), disabled=current >= last)
-        st.button("Last", key=K.LAST, icon=":material/last_page:", shortcut="End",
-                  on_click=mc.on_nav, args=("last",), disabled=current >= last)
-        state.show_widget(K.SPEED, view.speed)
-        st.selectbox("Autoplay speed", stepper.SPEEDS, key=K.SPEED, on_change=mc.on_speed,
-                     format_func=lambda s: f"{s:g} s a step", width=170, label_visibility="collapsed",
-                     help="How long Play shows each step.")
-    if last > 0:
-        state.show_widget(K.STEP, current)
-        st.slider("Step", 0, last, key=K.STEP, on_change=mc.on_slider,
-                  help="Step 0 is the alphabet before any merge; step k shows the k-th merge.")
 
 
 def _sentence(trace: Trace, k: int, facts: mc.TraceFacts, small: bool = False) -> None:
@@ -348,16 +325,18 @@ if results is None:
 
 st.caption(f"Trained on: {views.md_escape(results.corpus_name)} · keys, wherever you clicked: ← → step, "
            "Home / End first and last, Space play or pause")
-with st.container(key=mc.KEYS_BOX):   # hidden (style.css): the keys and autoplay, run by the browser
-    st.html(mc.keys_script(), unsafe_allow_javascript=True)
+with st.container(key=mc.KEYS_BOX):   # hidden (style.css)
     live_text.enable()   # hovering a corpus token lights up its id's boxes (the views send no CSS rule per id)
 
 
 @st.fragment
 def _stepped(results: Results) -> None:
-    """Everything a step changes. A click on a control in here reruns only this function and the
-    browser redraws only its elements: the title, the keys' script, the stylesheet and the
-    sidebar are neither rerun nor sent again (docs/architecture.md, "The Merges page's step")."""
+    """Everything a step changes. The step itself is drawn by the browser (the stepper: its
+    controls, keys and autoplay, with a window of steps it draws into the hosts below at once); the
+    run it then starts applies what it told and sends the steps the window lacks, only this
+    function's elements: the title, the stylesheet, the hosts and the sidebar are neither rerun nor
+    sent again (docs/architecture.md, "The Merges page's step")."""
+    merges_stepper.apply_told(results)
     view = mc.get_view()
     last = mc.last_step(results, view)
     current = mc.current_step(results, view)
@@ -366,10 +345,10 @@ def _stepped(results: Results) -> None:
     trace = results.trace(view.model)
     facts = mc.facts_of(results, trace)
     shown = min(current, len(trace.steps))
-
-    with st.container(key=mc.STATE_BOX):   # hidden (style.css): what the keys and autoplay read
-        st.markdown(mc.state_marker(current, last, view.playing, view.speed), unsafe_allow_html=True)
-    _controls(results, view, current, last)
+    # step k's HTML for the hosts (_view): the single view's step (not in lockstep, drawn below),
+    # the curves' mark, the corpus, the merge tree
+    merges_stepper.show(view, facts, current, last,
+                        lambda k: view_parts(results, trace, min(k, len(trace.steps)), facts, view))
 
     if view.lockstep:
         _lockstep(results, current)
@@ -377,9 +356,6 @@ def _stepped(results: Results) -> None:
         st.header(f"{MODEL_LABELS[view.model]} in detail")
         if shown < current:
             st.caption(f"{MODEL_LABELS[view.model]} finished at step {shown:,}.")
-    # what the step changes below (the single view's step; the curves' mark, the corpus, the merge
-    # tree): hosts drawn by the page's whole run (_view), updated by one element
-    html_panel.feed(view_parts(results, trace, shown, facts, view), key=K.VIEW_FEED)
 
 
 _which(mc.get_view())

@@ -5,10 +5,10 @@ autoplay. pages/merges.py draws; this module decides what it shows.
     facts_of(results, trace), corpus_view(...), pair_chart(...)
                                           cached per trace (and step): once for every session
     prefetch(...)                         draws the next step's corpus and pair chart in a background thread
-    get_get_view(), set_view(...), go_to(step)    the view (state.MergesView) and the steps (state.get_step)
-    on_nav, on_slider, on_play, ...       the controls' callbacks
+    get_view(), set_view(...), go_to(step)    the view (state.MergesView) and the steps (state.get_step)
+    on_model, on_lockstep, on_tree        the other controls' callbacks
     open_link(results), write_link(...)   the URL: applied once when it changes, written back each run
-    state_marker(...), keys_script()      keys and autoplay, run by the browser (merges_keys.js)
+    state_marker(...), keys_script()      the Unigram page's keys and autoplay (merges_keys.js)
     warm(results)                         right after training: what the first steps need, drawn ahead
     warm_browser()                        the Corpus page's hidden chart: the browser loads Plotly's code early
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional
@@ -128,31 +127,9 @@ def go_to(step: int) -> None:
             state.set_step(m, step)   # each tokenizer shows min(step, its last)
     else:
         state.set_step(view.model, step)
-    if view.playing:
-        # the browser's timer clicks Next while playing (merges_keys.js); at the last step it stops
-        set_view(played_at=time.monotonic(), playing=step < last_step(results, view))
 
 
 # ---------------------------------------------------------------- callbacks
-
-def on_nav(action: str) -> None:
-    results, view = state.get_results(), get_view()
-    go_to(stepper.navigate(action, current_step(results, view), last_step(results, view)))
-
-
-def on_slider() -> None:
-    go_to(state.widget_value(K.STEP, 0))
-
-
-def on_play() -> None:
-    results, view = state.get_results(), get_view()
-    if view.playing:
-        set_view(playing=False)
-        return
-    if current_step(results, view) >= last_step(results, view):
-        go_to(0)   # play from the end: start again
-    set_view(playing=True, played_at=time.monotonic())
-
 
 def on_model() -> None:
     model = state.widget_value(K.MODEL) or get_view().model
@@ -173,11 +150,6 @@ def on_lockstep() -> None:
         for m in MODELS:
             state.set_step(m, stepper.clamp_step(state.get_step(m), len(results.trace(m).steps)))
     set_view(lockstep=on)
-
-
-def on_speed() -> None:
-    speed = state.widget_value(K.SPEED) or stepper.DEFAULT_SPEED
-    set_view(speed=float(speed))
 
 
 def on_tree() -> None:

@@ -66,7 +66,7 @@
 
   function readState() {
     const el = doc.querySelector(".mg-state");
-    if (!el) return null;
+    if (!el || el.dataset.keys === "browser") return null;   // the Merges page's stepper has keys of its own
     return { step: +el.dataset.step, last: +el.dataset.last, playing: el.dataset.playing === "1",
              speed: +el.dataset.speed * 1000 };
   }

@@ -381,19 +381,12 @@ class CorpusKeys:
 class MergesKeys:
     MODEL = "merges_model"
     LOCKSTEP = "merges_lockstep"
-    FIRST = "merges_first"
-    PREV = "merges_prev"
-    PLAY = "merges_play"
-    NEXT = "merges_next"
-    LAST = "merges_last"
-    SPEED = "merges_speed"
-    STEP = "merges_step"
+    STEPPER = "merges_stepper"            # the step's controls, keys, autoplay and steps (merges_stepper.js)
     SCORES = "merges_scores"
     CURVES = "merges_curves"
     CURVES_BOX = "merges_curves_box"      # the curves and, laid over them (style.css), the step's mark
     CURVE_MARKS = "merges_curve_marks"
-    # below the step's fragment: hosts (playground.html_panel) that the fragment's feed updates
-    VIEW_FEED = "merges_view_feed"        # the feed, in the fragment (style.css: hidden)
+    # below the step's fragment: hosts (playground.html_panel) that the stepper draws each step into
     PAIRS_NOTE = "merges_pairs_note"      # the single view's captions: of its pairs, WordPiece's
     SCORES_NOTE = "merges_scores_note"    # count against score, the words the merge changed
     CHANGED_NOTE = "merges_changed_note"
@@ -583,9 +576,9 @@ class MergesView:
     lockstep: bool = False              # all three side by side at one step index
     speed: float = 1.0                  # autoplay: seconds per step
     playing: bool = False
-    played_at: float = 0.0              # time.monotonic() of the last autoplay step
     tree_token: Optional[str] = None    # merge tree of this token; None: the current step's token
     url: tuple = ()                     # the query parameters last read or written, sorted items
+    told: int = 0                       # the stepper's last tell applied (merges_control.apply_told)
 
 
 def get_merges_view(session: Optional[MutableMapping] = None) -> MergesView:

@@ -98,3 +98,41 @@ def bar_labels(html_text: str) -> list[str]:
         assert m, f"a bar's label is not its sides, each isolated: {label!r}"
         out.append(m.group(1) if m.group(2) is None else f"{m.group(1)} + {m.group(2)}")
     return out
+
+
+# ---------------------------------------------------------------- the Merges page's stepper, headless
+
+def stepper(at) -> dict:
+    """What the Merges page's stepper (merges_control.show_stepper) was given by the last run: its
+    step, last step, play state, speed, the tell applied, and its window of steps."""
+    from playground import merges_stepper
+    from playground.state import MergesKeys
+    found = [e for e in at._tree if e.type == "bidi_component" and e.key == MergesKeys.STEPPER]
+    assert len(found) == 1, f"{len(found)} steppers on the page"
+    return merges_stepper.stepper_data(found[0])
+
+
+def tell(at, **changes):
+    """Do what the browser's stepper does on a press: tell the server its new state (the next
+    sequence number; step, playing and speed as they were unless changed), then run."""
+    from playground.state import MergesKeys
+    now = stepper(at)
+    told = {"seq": now["told"] + 1, "step": now["step"], "playing": now["playing"], "speed": now["speed"],
+            "trace": now["trace"], "view": now["view"], "have": []}
+    told.update(changes)
+    at.session_state[MergesKeys.STEPPER] = {"told": told}
+    return at.run()
+
+
+def step_press(at, action: str):
+    """A press of the stepper's button `action` (first, prev, play, next, last), as its script
+    makes it (merges_stepper.js: act)."""
+    now = stepper(at)
+    k, last = now["step"], now["last"]
+    if action == "play":
+        if now["playing"]:
+            return tell(at, playing=False)
+        return tell(at, playing=True, step=0 if k >= last else k)
+    to = {"first": 0, "prev": k - 1, "next": k + 1, "last": last}[action]
+    to = max(0, min(last, to))
+    return tell(at, step=to, playing=now["playing"] and to < last)

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from playground import compare, corpus_store, state
-from tests.support import APP, drawn_html
+from tests.support import APP, drawn_html, step_press
 
 
 
@@ -106,9 +106,8 @@ def test_a_pasted_corpus_settings_and_results_come_back_in_a_new_session(own_sto
     assert all(corpus_store.valid_digest(v) for v in link.values())
     # the Merges page at step 3, then its address opened in a new session (F5 or another browser)
     at.switch_page("pages/merges.py").run()
-    at.button(key="merges_next").click().run()
-    at.button(key="merges_next").click().run()
-    at.button(key="merges_next").click().run()
+    for _ in range(3):
+        step_press(at, "next")
     merges_link = params_of(at)
     assert merges_link["step"] == "3" and merges_link["corpus"] == link["corpus"]
     again = new_session("pages/merges.py", **merges_link)

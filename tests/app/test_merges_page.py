@@ -10,9 +10,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.trainer import MODELS
-from playground import html_panel, labels, merges_control, state, stepper
+from playground import html_panel, labels, merges_control, merges_stepper, state
+from playground import stepper as stepper_module
 from tests.app.conftest import new_app, trained_app
-from tests.support import APP, bar_labels, drawn_html
+from tests.support import APP, bar_labels, drawn_html, step_press, stepper, tell
 
 PAGE = "pages/merges.py"
 
@@ -46,7 +47,23 @@ def sentence(at: AppTest) -> tuple[int, str]:
 
 
 def press(at: AppTest, name: str) -> AppTest:
-    return run(at.button(key=f"merges_{name}").click())
+    """A press of the stepper's First, Previous, Play / Pause, Next or Last."""
+    at = step_press(at, name)
+    assert not at.exception, at.exception
+    return at
+
+
+def jump(at: AppTest, k: int) -> AppTest:
+    """The stepper's slider moved to step k."""
+    at = tell(at, step=k)
+    assert not at.exception, at.exception
+    return at
+
+
+def at_end(at: AppTest) -> bool:
+    """Next and Last are disabled (the stepper's script disables them at its last step)."""
+    now = stepper(at)
+    return now["step"] >= now["last"]
 
 
 def pick_model(at: AppTest, model: str) -> AppTest:
@@ -67,18 +84,18 @@ def step_through(at: AppTest, expected: list[tuple[tuple[str, str], str, int]], 
             (a, b), token, count = expected[i - 1]
             assert f"({a}, {b}) → {token}, id " in text, text
             assert (f"with count {count}." in text) if score else (f"seen {count} times." in text), text
-    assert at.button(key="merges_next").disabled and at.button(key="merges_last").disabled
+    assert at_end(at)
 
 
 def check_against_trace(at: AppTest, model: str) -> None:
     """Every step of the trace, jumped to with the slider: the sentence names its pair and count."""
     trace = state.get_results(at.session_state).trace(model)
-    tok = stepper.tokenizer_at(trace, len(trace.steps))
+    tok = stepper_module.tokenizer_at(trace, len(trace.steps))
     # byte-level tokens read as their bytes say (labels.readable), else as spelled
     show = (lambda t: labels.readable(tok.token_bytes(tok.token_to_id(t)))) if trace.config.byte_level \
-        else stepper.show_token
+        else stepper_module.show_token
     for step in trace.steps:
-        run(at.slider(key="merges_step").set_value(step.index))
+        jump(at, step.index)
         k, text = sentence(at)
         a, b = (show(t) for t in step.pair)
         assert k == step.index and f"({a}, " in text and f", {b}" in text
@@ -96,7 +113,7 @@ def test_seed_000_step_by_step():
                 (("e", "r"), "er", 3), (("er", "</w>"), "er</w>", 3)]
     ties = [5, 4, 3, 2, 1]
     k, text = sentence(at)
-    assert k == 0 and at.button(key="merges_first").disabled and at.button(key="merges_prev").disabled
+    assert k == 0 and stepper(at)["step"] == 0         # First and Previous disabled
     for i, ((pair, token, count), tied) in enumerate(zip(expected, ties), start=1):
         press(at, "next")
         k, text = sentence(at)
@@ -186,17 +203,17 @@ def test_seed_003_chinese_and_english():
 def test_first_last_previous_and_slider():
     at = trained("seed-000")
     press(at, "last")
-    assert sentence(at)[0] == 5 and at.slider(key="merges_step").value == 5
+    assert sentence(at)[0] == 5 and stepper(at)["step"] == 5
     press(at, "prev")
     assert sentence(at)[0] == 4
     press(at, "first")
     assert sentence(at)[0] == 0
-    run(at.slider(key="merges_step").set_value(3))
+    jump(at, 3)
     assert sentence(at)[0] == 3 and state.get_step("bpe", at.session_state) == 3
     # the step survives a trip to another page
     run(at.switch_page("pages/corpus.py"))
     run(at.switch_page(PAGE))
-    assert sentence(at)[0] == 3
+    assert sentence(at)[0] == 3 and stepper(at)["step"] == 3
 
 
 def test_lockstep_steps_all_three_together():
@@ -212,45 +229,98 @@ def test_lockstep_steps_all_three_together():
     press(at, "last")                                             # the longest: byte-level BPE's 23
     assert [k for k, _ in sentences(at)] == [19, 23, 19]
     assert any("Finished at step 19" in c.value for c in at.caption)
-    assert at.slider(key="merges_step").value == 23
+    assert stepper(at)["step"] == stepper(at)["last"] == 23
     run(at.toggle(key="merges_lockstep").set_value(False))
     assert sentence(at)[0] == 19   # BPE alone again, at its own last step
 
 
-def marker(at: AppTest) -> dict:
-    """The state the browser's keys and autoplay read (merges_keys.js): step, last, playing, speed."""
-    for c in at.markdown:
-        found = re.search(r'<span class="mg-state" data-step="(\d+)" data-last="(\d+)" data-playing="([01])" '
-                          r'data-speed="([\d.]+)"></span>', c.value)
-        if found:
-            return {"step": int(found.group(1)), "last": int(found.group(2)), "playing": found.group(3) == "1",
-                    "speed": float(found.group(4))}
-    raise AssertionError("no mg-state marker on the page")
-
-
-def test_autoplay_ticks_one_step_and_stops_at_the_end():
+def test_autoplay_steps_and_stops_at_the_end():
+    """Autoplay runs in the browser (merges_stepper.js): it steps on its clock and tells the server
+    each step, with its play state; the server keeps the state (for the link and a reopened page)."""
     at = trained("seed-004")
     press(at, "play")
     view = state.get_merges_view(at.session_state)
-    assert view.playing and at.button(key="merges_play").label == "Pause"
-    assert sentence(at)[0] == 0     # the run right after Play waits for the timer
-    assert marker(at) == {"step": 0, "last": 3, "playing": True, "speed": 1.0}
+    assert view.playing and stepper(at)["playing"] and sentence(at)[0] == 0
     for expected in (1, 2, 3):
-        # the browser's timer (merges_keys.js) clicks Next once a step while the marker says playing
-        press(at, "next")
-        assert sentence(at)[0] == expected and marker(at)["step"] == expected
+        # the script's timer steps on and says it is still playing, up to the last step
+        tell(at, step=expected, playing=expected < 3)
+        assert sentence(at)[0] == expected and stepper(at)["step"] == expected
     assert not state.get_merges_view(at.session_state).playing     # stopped at the last step
-    assert at.button(key="merges_play").label == "Play" and not marker(at)["playing"]
+    assert not stepper(at)["playing"]
     press(at, "play")                                                  # from the end: starts again
     assert sentence(at)[0] == 0 and state.get_merges_view(at.session_state).playing
     press(at, "play")
     assert not state.get_merges_view(at.session_state).playing
+    # a tell that says it plays at the last step is taken as stopped there
+    tell(at, step=stepper(at)["last"], playing=True)
+    assert not stepper(at)["playing"] and not state.get_merges_view(at.session_state).playing
 
 
 def test_speed_setting_is_kept_in_the_link():
     at = trained("seed-000")
-    run(at.selectbox(key="merges_speed").set_value(0.5))
+    tell(at, speed=0.5)
     assert state.get_merges_view(at.session_state).speed == 0.5 and at.query_params["speed"] == "0.5"
+    assert stepper(at)["speed"] == 0.5 and stepper(at)["speeds"] == list(stepper_module.SPEEDS)
+
+
+def test_the_server_takes_each_tell_once_and_checks_it():
+    """What the browser tells is input like any other: applied once (by its sequence number), only
+    for the trace it was about, its step clamped and an unknown speed ignored."""
+    at = trained("seed-000")
+    tell(at, step=2)
+    assert sentence(at)[0] == 2 and stepper(at)["told"] == 1
+    seq = stepper(at)["told"]
+    # an old tell arriving again (the same number) changes nothing
+    at.session_state[state.MergesKeys.STEPPER] = {"told": {**_told(at), "seq": seq, "step": 4}}
+    run(at)
+    assert sentence(at)[0] == 2
+    tell(at, step=99)
+    assert sentence(at)[0] == 5                         # clamped to the last step
+    tell(at, step="3", speed=0.25)
+    assert sentence(at)[0] == 5 and state.get_merges_view(at.session_state).speed == 1.0
+    tell(at, step=1, trace="another trace")             # for another tokenizer: counted, not applied
+    assert sentence(at)[0] == 5 and stepper(at)["told"] == seq + 3
+    tell(at, step=True)
+    assert sentence(at)[0] == 5
+
+
+def _told(at: AppTest) -> dict:
+    now = stepper(at)
+    return {"step": now["step"], "playing": now["playing"], "speed": now["speed"], "trace": now["trace"],
+            "view": now["view"], "have": []}
+
+
+def test_the_stepper_holds_the_steps_around_the_current_one():
+    """The step's sentence, pairs and changed words, the curves' mark, the corpus and the merge tree
+    (with their captions) are hosts drawn by the page's whole run; the stepper carries the same HTML
+    for the steps around the current one, which its script draws into them at a press without
+    waiting for the server (test_browser_merges.py sees it). A run sends only the steps the page
+    says it lacks. In lockstep the fragment draws the three tokenizers' steps itself, and the
+    window carries only what is below them."""
+    K = state.MergesKeys
+    at = trained("seed-000")
+    for _ in range(2):
+        press(at, "next")
+        k, _ = sentence(at)
+        now = stepper(at)
+        assert sorted(map(int, now["window"])) == list(merges_stepper.window(k, now["last"]))
+        parts = now["window"][str(k)]
+        assert set(parts) == {K.sentence("bpe"), K.pairs("bpe"), K.PAIRS_NOTE, K.changed("bpe"), K.CHANGED_NOTE,
+                              K.CURVE_MARKS_PANEL, K.CORPUS, K.CORPUS_NOTE, K.TREE, K.TREE_NOTE}
+        assert hosts(at, parts) == parts                 # step k's window is what the hosts show at k
+        assert f'data-step="{k}"' in parts[K.CURVE_MARKS_PANEL] and f"after step {k}:" in parts[K.CORPUS_NOTE]
+        following = now["window"][str(k + 1)]
+        assert f'data-step="{k + 1}"' in following[K.sentence("bpe")]
+    # what the page says it holds is not sent again
+    held = [int(j) for j in stepper(at)["window"]]
+    tell(at, step=3, have=held)
+    assert sorted(map(int, stepper(at)["window"])) == [j for j in merges_stepper.window(3, 5) if j not in held]
+    # held for another view (another merge tree) counts for nothing
+    run(at.selectbox(key="merges_tree_token").set_value("est</w>"))
+    assert sorted(map(int, stepper(at)["window"])) == list(merges_stepper.window(3, 5))
+    run(at.toggle(key="merges_lockstep").set_value(True))
+    parts = stepper(at)["window"]["3"]
+    assert K.sentence("bpe") not in parts and K.CORPUS in parts and hosts(at, parts) == parts
 
 
 def notes(at: AppTest) -> list[str]:
@@ -262,37 +332,11 @@ def notes(at: AppTest) -> list[str]:
     return found
 
 
-def hosts_and_feed(at: AppTest) -> tuple[dict[str, str], dict[str, str]]:
-    """(host key -> HTML it shows, host key -> HTML the step's feed carries) of an AppTest run."""
-    shown, fed = {}, {}
-    for e in at._tree:
-        if e.type == "bidi_component" and e.proto.component_name == html_panel.NAME:
-            if e.key == state.MergesKeys.VIEW_FEED:
-                fed = html_panel.fed(e)
-            else:
-                shown[e.key] = html_panel.drawn(e)
-    return {k: shown[k] for k in fed if k in shown}, fed
-
-
-def test_what_a_step_changes_below_it_is_fed_to_its_hosts():
-    """The step's sentence, pairs and changed words, the curves' mark, the corpus and the merge tree
-    (with their captions) are hosts drawn outside the step's fragment; the fragment's feed carries
-    their HTML at every step, which the browser sets into them (test_browser_merges.py sees it). An
-    AppTest run is a whole run: the hosts show what the feed carries. In lockstep the fragment draws
-    the three tokenizers' steps itself, and feeds only what is below them."""
-    at = trained("seed-000")
-    for _ in range(2):
-        press(at, "next")
-        shown, fed = hosts_and_feed(at)
-        k, _ = sentence(at)
-        K = state.MergesKeys
-        assert set(fed) == {K.sentence("bpe"), K.pairs("bpe"), K.PAIRS_NOTE, K.changed("bpe"), K.CHANGED_NOTE,
-                            K.CURVE_MARKS_PANEL, K.CORPUS, K.CORPUS_NOTE, K.TREE, K.TREE_NOTE}
-        assert shown == fed and f'data-step="{k}"' in fed[state.MergesKeys.CURVE_MARKS_PANEL]
-        assert f"after step {k}:" in fed[state.MergesKeys.CORPUS_NOTE] and "mg-tree" in fed[state.MergesKeys.TREE]
-    run(at.toggle(key="merges_lockstep").set_value(True))
-    shown, fed = hosts_and_feed(at)
-    assert shown == fed and state.MergesKeys.sentence("bpe") not in fed and state.MergesKeys.CORPUS in fed
+def hosts(at: AppTest, parts: dict[str, str]) -> dict[str, str]:
+    """What the hosts of these keys show after an AppTest run (a whole run)."""
+    shown = {e.key: html_panel.drawn(e) for e in at._tree
+             if e.type == "bidi_component" and e.proto.component_name == html_panel.NAME}
+    return {k: shown[k] for k in parts if k in shown}
 
 
 def test_merge_tree_of_the_step_and_of_a_chosen_token():
@@ -385,12 +429,12 @@ def test_corpus_words_are_escaped_everywhere():
         pick_model(at, model)
         trace = state.get_results(at.session_state).trace(model)
         for k in (1, 2, len(trace.steps) // 2, len(trace.steps)):
-            run(at.slider(key="merges_step").set_value(k))
-            bodies = [m.value for m in at.markdown] + drawn_html(at) + \
+            jump(at, k)
+            # the stepper's window too: the HTML its script draws into the hosts at a press
+            window = [h for parts in stepper(at)["window"].values() for h in parts.values()]
+            bodies = [m.value for m in at.markdown] + drawn_html(at) + window + \
                      [c.value for c in at.caption] + [w.value for w in at.warning]
             for body in bodies:
-                if body == merges_control.keys_script():
-                    continue   # the one script on the page: our own file, verbatim, no user text in it
                 body = body.split("</style>", 1)[-1]
                 assert not raw.search(body), body[:300]
     # the tokens with "<" in them were drawn, escaped
@@ -413,8 +457,7 @@ def test_a_trainer_that_made_no_merge():
     run(at.switch_page(PAGE))
     k, text = sentence(at)
     assert k == 0 and "this trainer made no merge" in text
-    assert at.button(key="merges_next").disabled and at.button(key="merges_play").disabled
-    assert not at.slider
+    assert stepper(at)["last"] == 0 and at_end(at)   # the script disables every button and hides its slider
     run(at.toggle(key="merges_lockstep").set_value(True))   # byte-level BPE has one merge
     assert [k for k, _ in sentences(at)] == [0, 0, 0]
     press(at, "next")

@@ -7,7 +7,7 @@ import re
 from streamlit.testing.v1 import AppTest
 
 from playground import merges_control, state
-from tests.support import APP, bar_labels, drawn_html
+from tests.support import APP, bar_labels, drawn_html, tell
 
 ALIASES = "åäèçéæĪŃĹĺ¸¯¼ðŁ"
 
@@ -36,7 +36,7 @@ def sentence(at: AppTest) -> str:
 def walk(at: AppTest, steps) -> list[str]:
     out = []
     for k in steps:
-        at.slider(key="merges_step").set_value(k).run()
+        tell(at, step=k)
         assert not at.exception
         out.append(sentence(at))
     return out

@@ -13,6 +13,7 @@ from playground import state
 from playground import unigram_view as uv
 from playground.state import UnigramKeys as UK
 from tests.app.conftest import load_preset, new_app, train
+from tests.support import step_press
 
 PRESET = "seed-001"     # 202 characters; a vocabulary of 32 takes two prunings
 
@@ -199,7 +200,7 @@ def test_lockstep_shows_unigram_beside_the_three_at_the_same_step_index():
     assert not at.exception, at.exception
     steps = uv.iterations(state.get_unigram(at.session_state).trace)
     for _ in range(3):
-        at.button(key="merges_next").click().run()
+        step_press(at, "next")
     k = min(3, len(steps) - 1)
     assert any(f"Step {k} of {len(steps) - 1}: " in m.value and "mg-small" in m.value for m in at.markdown)
 
@@ -244,7 +245,7 @@ def test_the_apps_link_retrains_unigram_in_a_new_session(tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
     from playground import corpus_store
-    from tests.support import APP
+    from tests.support import APP, step_press
     monkeypatch.setenv("TOKENIZER_PLAYGROUND_STORE", str(tmp_path / "store"))
     at = _trained()
     link = {k: at.query_params[k] for k in at.query_params}

@@ -18,11 +18,13 @@ pytestmark = pytest.mark.browser
 VIEWPORT = {"width": 1280, "height": 900}   # the conftest's `tab` fixture opens this size
 
 
-# what the page's key script knows, said when a step does not come: its last clicks ([action,
-# clicked, shown, run over, due, busy] in ms), what is queued, the click it waits on, and its counts
-KEYS_STATE = """() => { const k = window.__tpMergesKeys; if (!k) return null; const s = k.state;
-  return JSON.stringify({log: s.log, queue: s.queue, waiting: s.waiting, runs: s.runs, clicks: s.clicks,
-                         presses: s.presses, now: Math.round(performance.now())}); }"""
+# what the page's stepper knows (merges_stepper.js), said when a step does not come: the step it is
+# at and the one it shows, its last tell, whether it plays, and the steps its window holds
+KEYS_STATE = """() => { const s = window.__tpStepperLive; if (!s) return null;
+  return JSON.stringify({step: s.step, shown: s.shown, seq: s.seq, playing: s.playing, last: s.last,
+                         held: Object.keys(s.cache), now: Math.round(performance.now())}); }"""
+# the stepper shows the step it is at (none pressed waits for the server's window)
+CAUGHT_UP = "() => { const m = document.querySelector('.mg-state'); return !!m && m.dataset.want === m.dataset.step; }"
 
 
 def shows_step(page, k: int, of: int) -> None:
@@ -150,7 +152,7 @@ def test_five_quick_presses_make_five_steps(tab):
         tab.keyboard.press("ArrowRight")               # quick: no wait between presses
     shows_step(tab, 6, n)
     idle(tab)
-    tab.wait_for_function("window.__tpMergesKeys.state.queue.length === 0 && !window.__tpMergesKeys.state.waiting")
+    tab.wait_for_function(CAUGHT_UP)
     shows_step(tab, 6, n)                             # and no sixth step after the five
     assert [k for _, k in recorded(tab)][-1] == 6
     # and back: five quick ← from 6 is step 1
@@ -176,9 +178,8 @@ def test_autoplay_steps_one_at_a_time(tab, screenshot_dir):
     times = {k: t for t, k in steps}
     gaps = [(times[k + 1] - times[k]) / 1000 for k in range(1, 8)]
     print("autoplay gaps (s):", [round(g, 3) for g in gaps])
-    print("clicks [action, clicked, shown, run over] (ms):", tab.evaluate("window.__tpMergesKeys.state.log"))
     tab.screenshot(path=screenshot_dir / "merges-keys-autoplay.png")
-    # the mouse pauses too (its click is queued behind a Next under way, as Space is)
+    # the mouse pauses too
     tab.get_by_role("button", name="Play").click()
     expect(tab.get_by_role("button", name="Pause")).to_be_visible(timeout=WAIT)
     reaches_step(tab, recorded(tab)[-1][1] + 2)
