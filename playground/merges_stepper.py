@@ -19,6 +19,7 @@ import json
 from typing import Callable, Optional
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from playground import merges_control as mc
 from playground import state, stepper
@@ -92,10 +93,17 @@ def show(view: state.MergesView, facts: mc.TraceFacts, current: int, last: int,
     key = view_key(facts, view)
     have = held(key)
     sent = {str(k): parts_at(k) for k in window(current, last) if k not in have}
-    data = {"view": key, "trace": trace_digest(facts), "step": current, "last": last,
+    data = {"session": _session(), "view": key, "trace": trace_digest(facts), "step": current, "last": last,
             "playing": view.playing, "speed": view.speed, "told": view.told,
             "speeds": list(stepper.SPEEDS), "window": sent}
     mounted(STEPPER_NAME, "merges_stepper.js")(key=K.STEPPER, data=data, on_told_change=_told_changed)
+
+
+def _session() -> str:
+    """This server session, as the page is told it: a page that outlived its session (the server
+    restarted under it) counts its tells anew for the new one."""
+    ctx = get_script_run_ctx()
+    return hashlib.sha1((ctx.session_id if ctx else "").encode("utf-8")).hexdigest()[:12]
 
 
 def _told_changed() -> None:

@@ -294,7 +294,7 @@ export default function (component) {
   if (!s) {
     s = root.__tpStepper = {root: root, seq: 0, step: null, shown: null, last: 0, playing: false, speed: 1,
                             trace: null, view: null, cache: {}, due: null, alarm: null, c: component,
-                            stale: null, queue: [], runs: 0, recheck: null};
+                            stale: null, queue: [], runs: 0, recheck: null, session: null};
     wire(s);
   }
   s.c = component;
@@ -306,6 +306,11 @@ export default function (component) {
       o.textContent = v + " s a step";
       speed.appendChild(o);
     });
+  }
+  if (s.session !== d.session) {     // a new server session (restarted under the page): its count starts anew
+    s.session = d.session;
+    s.seq = 0;
+    s.view = null;
   }
   var fresh = s.view !== d.view;
   if (fresh) { s.cache = {}; s.view = d.view; s.trace = d.trace; }

@@ -284,6 +284,18 @@ def test_the_server_takes_each_tell_once_and_checks_it():
     assert sentence(at)[0] == 5
 
 
+def test_the_stepper_knows_its_server_session():
+    """A page that outlived its server session (a restart under it) counts its tells anew: the
+    stepper is told which session it talks to, the same at every run of one (AppTest gives every
+    app the same session id, so two sessions are not told apart here)."""
+    at = trained("seed-000")
+    first = stepper(at)["session"]
+    press(at, "next")
+    run(at.switch_page("pages/corpus.py"))
+    run(at.switch_page(PAGE))
+    assert stepper(at)["session"] == first and len(first) == 12 and first.isalnum()
+
+
 def _told(at: AppTest) -> dict:
     now = stepper(at)
     return {"step": now["step"], "playing": now["playing"], "speed": now["speed"], "trace": now["trace"],
