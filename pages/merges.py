@@ -21,7 +21,6 @@ the browser's share of a step is kept small (docs/architecture.md, "The Merges p
 """
 from __future__ import annotations
 
-from typing import Optional
 
 import streamlit as st
 
@@ -64,13 +63,6 @@ def _which(view: state.MergesView) -> None:
                        "step index, so their choices can be compared.")
 
 
-def _sentence(trace: Trace, k: int, facts: mc.TraceFacts, small: bool = False) -> None:
-    s = stepper.describe_step(trace, k, facts.token_ids, facts.tokenizer)
-    # HTML panels, not st.markdown, which parses its body as Markdown and sanitises it at every step
-    html_panel.show(f'<div class="mg-sentence{" mg-small" if small else ""}" data-step="{k}">{s.html}</div>',
-                    key=K.sentence(trace.config.model))
-
-
 def _pairs_note(trace: Trace, k: int, step, shown: int) -> str:
     by = "score" if trace.config.score_rule == "likelihood" else "count"
     tie = (f"the pairs tied with it in orange ({step.tied:,} pairs shared the top {by} in all)" if step.tied > 1
@@ -78,25 +70,6 @@ def _pairs_note(trace: Trace, k: int, step, shown: int) -> str:
     if k == 0:
         return f"Before any merge, the {shown} best pairs by {by}: the first merge takes the one in red, {tie}."
     return f"The {shown} best pairs at this step by {by}: the winner in red, {tie}."
-
-
-def _step_charts(trace: Trace, k: int, facts: mc.TraceFacts, top: Optional[int] = None) -> None:
-    """Lockstep's narrow pair charts (the single view's are hosts: _step_parts)."""
-    step = stepper.step_at(trace, max(k, 1))
-    if step is None or not step.candidates:
-        return
-    shown = min(len(step.candidates), top or len(step.candidates))
-    html_panel.show(mc.pair_chart(trace, facts, step.index, top), key=K.pairs(trace.config.model))
-    st.caption(_pairs_note(trace, k, step, shown))
-
-
-def _changed(trace: Trace, k: int, facts: mc.TraceFacts, limit: Optional[int] = None, compact: bool = False) -> None:
-    step = stepper.step_at(trace, k)
-    if step is None:
-        return
-    rows = stepper.changed_rows(trace, step, limit, facts.token_ids, facts.tokenizer)
-    html_panel.show(stepper.changed_html(rows, compact), key=K.changed(trace.config.model))
-    st.caption(stepper.changed_caption(step, len(rows)))
 
 
 def _step_parts(trace: Trace, k: int, facts: mc.TraceFacts) -> dict[str, str]:
@@ -154,35 +127,58 @@ def _changed_hosts(parts: dict[str, str], model: str) -> None:
     html_panel.host(parts[K.CHANGED_NOTE], key=K.CHANGED_NOTE)
 
 
-def _lockstep(results: Results, k: int) -> None:
+def _column_part(trace: Trace, k: int, facts: mc.TraceFacts) -> str:
+    """One tokenizer's column in lockstep at step index k, as HTML: its sentence (its last merge
+    once it has finished), its top pairs and the first words the merge changed, with captions."""
+    shown = min(k, len(trace.steps))
+    out = []
+    if shown < k:
+        out.append(_caption(f"Finished at step {shown:,}: its last merge is shown."))
+    s = stepper.describe_step(trace, shown, facts.token_ids, facts.tokenizer)
+    out.append(f'<div class="mg-sentence mg-small" data-step="{shown}">{s.html}</div>')
+    first = stepper.step_at(trace, max(shown, 1))
+    if first is not None and first.candidates:
+        out.append(mc.pair_chart(trace, facts, first.index, LOCKSTEP_TOP))
+        out.append(_caption(_pairs_note(trace, shown, first, min(len(first.candidates), LOCKSTEP_TOP))))
+    step = stepper.step_at(trace, shown)
+    if step is not None:
+        rows = stepper.changed_rows(trace, step, LOCKSTEP_WORDS, facts.token_ids, facts.tokenizer)
+        out.append(stepper.changed_html(rows, True))
+        out.append(_caption(stepper.changed_caption(step, len(rows))))
+    return "".join(out)
+
+
+def _lockstep_parts(results: Results, k: int, model: str) -> dict[str, str]:
+    """Host key -> HTML of lockstep at step index k: the three columns, Unigram's beside them when
+    it was trained with them (its step k: an EM step or a pruning, its last once it has finished),
+    and the note under the detailed tokenizer's header."""
+    parts = {K.column(m): _column_part(results.trace(m), k, mc.facts_of(results, results.trace(m))) for m in MODELS}
+    result = state.get_unigram()
+    if result is not None:
+        steps = unigram_control.steps_of(result)
+        shown = min(k, len(steps) - 1)
+        parts[K.UNIGRAM_COLUMN] = (
+            f'<div class="mg-sentence mg-small" data-step="{shown}">{markup.text(unigram_view.describe(steps, shown))}</div>'
+            + _caption("Unigram's steps are EM steps and prunings, not merges"
+                       + (f"; it finished at step {shown:,}" if shown < k else "") + "."))
+    finished = len(results.trace(model).steps)
+    parts[K.DETAIL_NOTE] = _caption(f"{MODEL_LABELS[model]} finished at step {finished:,}.") if finished < k else ""
+    return parts
+
+
+def _lockstep(results: Results, parts: dict[str, str], model: str) -> None:
+    """Lockstep's columns, drawn by the page's whole run as hosts the stepper draws each step into."""
     for col, m in zip(st.columns(3, gap="medium"), MODELS):
-        trace = results.trace(m)
-        facts = mc.facts_of(results, trace)
-        shown = min(k, len(trace.steps))
         with col:
             st.subheader(MODEL_LABELS[m])
-            if shown < k:
-                st.caption(f"Finished at step {shown:,}: its last merge is shown.")
-            _sentence(trace, shown, facts, small=True)
-            _step_charts(trace, shown, facts, top=LOCKSTEP_TOP)
-            _changed(trace, shown, facts, LOCKSTEP_WORDS, compact=True)
-
-
-def _lockstep_unigram(k: int) -> None:
-    """Unigram beside the three, when it was trained with them: its step k (an EM step or a
-    pruning, not a merge; its last once it has finished)."""
-    result = state.get_unigram()
-    if result is None:
-        return
-    steps = unigram_control.steps_of(result)
-    shown = min(k, len(steps) - 1)
-    with st.container(border=True, key="merges_lockstep_unigram"):
-        st.subheader(state.UNIGRAM_LABEL)
-        st.markdown(f'<div class="mg-sentence mg-small" data-step="{shown}">'
-                    f'{markup.text(unigram_view.describe(steps, shown))}</div>', unsafe_allow_html=True)
-        st.caption("Unigram's steps are EM steps and prunings, not merges"
-                   + (f"; it finished at step {shown:,}" if shown < k else "") + ".")
-        st.page_link("pages/unigram.py", label="Step through Unigram", icon=":material/account_tree:")
+            html_panel.host(parts[K.column(m)], key=K.column(m))
+    if K.UNIGRAM_COLUMN in parts:
+        with st.container(border=True, key="merges_lockstep_unigram"):
+            st.subheader(state.UNIGRAM_LABEL)
+            html_panel.host(parts[K.UNIGRAM_COLUMN], key=K.UNIGRAM_COLUMN)
+            st.page_link("pages/unigram.py", label="Step through Unigram", icon=":material/account_tree:")
+    st.header(f"{MODEL_LABELS[model]} in detail")
+    html_panel.host(parts[K.DETAIL_NOTE], key=K.DETAIL_NOTE)
 
 
 # ---------------------------------------------------------------- below the step: hosts its fragment feeds
@@ -246,12 +242,14 @@ def _tree_parts(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesVi
 
 
 def view_parts(results: Results, trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) -> dict[str, str]:
-    """Host key -> HTML of what step k changes outside the step's fragment: the single view's step
-    (not in lockstep, which the fragment draws), the mark on the training curves, the corpus as
-    split at k, the merge tree (each with its caption)."""
-    return {**({} if view.lockstep else _step_parts(trace, k, facts)),
-            K.CURVE_MARKS_PANEL: charts.curve_marks(facts.curves, k), **_corpus_parts(results, trace, k),
-            **_tree_parts(trace, k, facts, view)}
+    """Host key -> HTML of what step index k changes below the stepper: the single view's step, or
+    lockstep's columns; the mark on the training curves, the corpus as split at k, the merge tree
+    (each with its caption). In lockstep k runs to the longest trainer's last step, and a tokenizer
+    that finished earlier shows its last."""
+    shown = min(k, len(trace.steps))
+    return {**(_lockstep_parts(results, k, view.model) if view.lockstep else _step_parts(trace, shown, facts)),
+            K.CURVE_MARKS_PANEL: charts.curve_marks(facts.curves, shown), **_corpus_parts(results, trace, shown),
+            **_tree_parts(trace, shown, facts, view)}
 
 
 def _view(results: Results) -> None:
@@ -262,9 +260,10 @@ def _view(results: Results) -> None:
     view = mc.get_view()
     trace = results.trace(view.model)
     facts = mc.facts_of(results, trace)
-    k = min(mc.current_step(results, view), len(trace.steps))
-    parts = view_parts(results, trace, k, facts, view)
-    if not view.lockstep:
+    parts = view_parts(results, trace, mc.current_step(results, view), facts, view)
+    if view.lockstep:
+        _lockstep(results, parts, view.model)
+    else:
         _single(parts, trace)
     st.header("The whole training")
     # the figure is the same at every step; the step's mark is a few spans laid over it
@@ -344,18 +343,9 @@ def _stepped(results: Results) -> None:
     view = mc.get_view()
     trace = results.trace(view.model)
     facts = mc.facts_of(results, trace)
-    shown = min(current, len(trace.steps))
-    # step k's HTML for the hosts (_view): the single view's step (not in lockstep, drawn below),
-    # the curves' mark, the corpus, the merge tree
-    merges_stepper.show(view, facts, current, last,
-                        lambda k: view_parts(results, trace, min(k, len(trace.steps)), facts, view))
-
-    if view.lockstep:
-        _lockstep(results, current)
-        _lockstep_unigram(current)
-        st.header(f"{MODEL_LABELS[view.model]} in detail")
-        if shown < current:
-            st.caption(f"{MODEL_LABELS[view.model]} finished at step {shown:,}.")
+    # step k's HTML for the hosts (_view): the single view's step or lockstep's columns, the curves'
+    # mark, the corpus, the merge tree
+    merges_stepper.show(view, facts, current, last, lambda k: view_parts(results, trace, k, facts, view))
 
 
 _which(mc.get_view())

@@ -408,6 +408,14 @@ class MergesKeys:
         """The step's sentence of one tokenizer (playground.html_panel)."""
         return f"merges_sentence_{model}"
 
+    UNIGRAM_COLUMN = "merges_unigram_column"   # lockstep: Unigram's step beside the three (a host)
+    DETAIL_NOTE = "merges_detail_note"    # lockstep: under the detailed tokenizer's header
+
+    @staticmethod
+    def column(model: str) -> str:
+        """Lockstep: one tokenizer's column at the step (a host the stepper draws into)."""
+        return f"merges_column_{model}"
+
     @staticmethod
     def changed(model: str) -> str:
         """The words the step's merge changed, of one tokenizer (playground.html_panel)."""

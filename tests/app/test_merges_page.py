@@ -228,7 +228,7 @@ def test_lockstep_steps_all_three_together():
     assert all("(i, s) → is" in text for _, text in shown[:2])   # BPE and byte-level agree here
     press(at, "last")                                             # the longest: byte-level BPE's 23
     assert [k for k, _ in sentences(at)] == [19, 23, 19]
-    assert any("Finished at step 19" in c.value for c in at.caption)
+    assert any("Finished at step 19" in n for n in notes(at))
     assert stepper(at)["step"] == stepper(at)["last"] == 23
     run(at.toggle(key="merges_lockstep").set_value(False))
     assert sentence(at)[0] == 19   # BPE alone again, at its own last step
@@ -333,6 +333,7 @@ def test_the_stepper_holds_the_steps_around_the_current_one():
     run(at.toggle(key="merges_lockstep").set_value(True))
     parts = stepper(at)["window"]["3"]
     assert K.sentence("bpe") not in parts and K.CORPUS in parts and hosts(at, parts) == parts
+    assert {K.column(m) for m in MODELS} <= set(parts)   # the three columns: drawn by the stepper too
 
 
 def notes(at: AppTest) -> list[str]:

@@ -13,7 +13,7 @@ from playground import state
 from playground import unigram_view as uv
 from playground.state import UnigramKeys as UK
 from tests.app.conftest import load_preset, new_app, train
-from tests.support import step_press
+from tests.support import drawn_html, step_press
 
 PRESET = "seed-001"     # 202 characters; a vocabulary of 32 takes two prunings
 
@@ -202,7 +202,7 @@ def test_lockstep_shows_unigram_beside_the_three_at_the_same_step_index():
     for _ in range(3):
         step_press(at, "next")
     k = min(3, len(steps) - 1)
-    assert any(f"Step {k} of {len(steps) - 1}: " in m.value and "mg-small" in m.value for m in at.markdown)
+    assert any(f"Step {k} of {len(steps) - 1}: " in body and "mg-small" in body for body in drawn_html(at))
 
 
 def test_play_runs_to_the_last_step_and_stops():
