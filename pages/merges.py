@@ -5,8 +5,8 @@ Widgets -> the trace (already trained, read only) -> pure helpers (playground.st
 the corpus preview is encoded once per (trace, step) and cached.
 
     controls    first / previous / play-pause / next / last buttons with keys (Home, Left, Space,
-                Right, End, wherever the focus is), a slider to any step, autoplay at a chosen speed
-                (keys and autoplay run in the browser: playground/merges_keys.js)
+                Right, End, wherever the focus is), a slider to any step, autoplay at a chosen speed:
+                the stepper, drawn and run by the browser (playground/merges_stepper.py)
     this step   one sentence (pair, new token and id, count or score, the tie and its rule), the
                 top pairs as bars, WordPiece's count against score, the words the merge changed
     training    tokens, characters per token and vocabulary size over the whole run, step marked
@@ -15,9 +15,9 @@ the corpus preview is encoded once per (trace, step) and cached.
     lockstep    the three tokenizers side by side at one step index
 The view (tokenizer, step, lockstep, speed, merge-tree token, and the preset when the results are
 exactly a preset's) lives in the URL: a link reopens it, retraining the preset in a new session.
-The view state, callbacks, link, caches and autoplay are in playground/merges_control.py (mc).
-Everything a step changes is one st.fragment (_stepped): a step reruns and redraws only that, and
-the browser's share of a step is kept small (docs/architecture.md, "The Merges page's step").
+The view state, callbacks, link and caches are in playground/merges_control.py (mc). A step is
+drawn by the browser from the stepper's window of steps, at once; the run it then starts is one
+st.fragment (_stepped) holding only the stepper (docs/architecture.md, "The Merges page's step").
 """
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The Merges page's machinery: its cached reads of a trace, its view state and callbacks, the
-link (query parameters) that reopens a view, the background drawing of the next step, and
-autoplay. pages/merges.py draws; this module decides what it shows.
+link (query parameters) that reopens a view, and the background drawing of the steps ahead.
+pages/merges.py draws; this module decides what it shows (the step's controls, keys and autoplay:
+merges_stepper.py).
 
     facts_of(results, trace), corpus_view(...), pair_chart(...)
                                           cached per trace (and step): once for every session
@@ -264,7 +265,6 @@ def corpus_at(results: Results, trace: Trace, k: int) -> tuple[stepper.CorpusVie
 
 KEYS_JS = Path(__file__).with_name("merges_keys.js")
 KEYS_BOX = "merges_keys"     # the container of the script; style.css hides it (.st-key-merges_keys)
-STATE_BOX = "merges_state"   # the container of the marker, in the page's fragment; hidden as well
 CHART_WARM_BOX = "merges_chart_warm"   # the Corpus page's hidden chart (the browser's Plotly loaded early)
 
 
