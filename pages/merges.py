@@ -166,7 +166,7 @@ def _lockstep_parts(results: Results, k: int, model: str) -> dict[str, str]:
     return parts
 
 
-def _lockstep(results: Results, parts: dict[str, str], model: str) -> None:
+def _lockstep(parts: dict[str, str], model: str) -> None:
     """Lockstep's columns, drawn by the page's whole run as hosts the stepper draws each step into."""
     for col, m in zip(st.columns(3, gap="medium"), MODELS):
         with col:
@@ -262,7 +262,7 @@ def _view(results: Results) -> None:
     facts = mc.facts_of(results, trace)
     parts = view_parts(results, trace, mc.current_step(results, view), facts, view)
     if view.lockstep:
-        _lockstep(results, parts, view.model)
+        _lockstep(parts, view.model)
     else:
         _single(parts, trace)
     st.header("The whole training")
