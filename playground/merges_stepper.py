@@ -5,7 +5,8 @@ that step), draws a step it holds at once and tells the server. This module is i
     show(view, facts, current, last, parts_at)   the stepper, with the steps the page lacks
     apply_told(results)                   what it told (its state "told"): applied once, checked
     window(step, last)                    the steps a run makes sure the page holds
-    stepper_data(element)                 what a stepper element carries (tests)
+    pack(html) / unpack(value)            a host's HTML as sent in the window (lossless)
+    stepper_data(element)                 what a stepper element carries (tests; the window unpacked)
 
 The protocol (docs/architecture.md, "The Merges page's step"): each tell carries a sequence number,
 the step, play state and speed, the trace and view it was about, and the steps the page holds; the
@@ -28,6 +29,8 @@ from playground.state import MergesKeys as K, Results
 
 STEPPER_NAME = "tp_merges_stepper"
 BEHIND, AHEAD = 1, 3            # steps sent around the current one (the page keeps more: merges_stepper.js)
+PACK_OVER = 8_000               # characters: a host's HTML longer than this is sent packed, if that is smaller
+BOX_START = '<span class="tp-t '    # every token box begins so (spans.py)
 
 
 def window(step: int, last: int) -> range:
@@ -92,11 +95,38 @@ def show(view: state.MergesView, facts: mc.TraceFacts, current: int, last: int,
     step k's host key -> HTML (pages/merges.py: view_parts)."""
     key = view_key(facts, view)
     have = held(key)
-    sent = {str(k): parts_at(k) for k in window(current, last) if k not in have}
+    sent = {str(k): {name: pack(html) for name, html in parts_at(k).items()}
+            for k in window(current, last) if k not in have}
     data = {"session": _session(), "view": key, "trace": trace_digest(facts), "step": current, "last": last,
             "playing": view.playing, "speed": view.speed, "told": view.told,
             "speeds": list(stepper.SPEEDS), "window": sent}
     mounted(STEPPER_NAME, "merges_stepper.js")(key=K.STEPPER, data=data, on_told_change=_told_changed)
+
+
+def pack(html: str):
+    """A host's HTML as the window carries it: as it is, or, for the corpus's thousands of token
+    boxes (~170 KB a step on the KJV, most of a step's run), packed: cut before every box, each
+    distinct piece once and the order of the pieces ({"pieces": [...], "order": [...]}, ~30 KB;
+    the boxes of one token at one colour are the same HTML). Lossless: unpack(pack(html)) == html,
+    and merges_stepper.js joins the pieces the same way. Kept as it is when that is not smaller (a
+    Chinese corpus's boxes are mostly distinct characters)."""
+    if len(html) <= PACK_OVER:
+        return html
+    cut = html.split(BOX_START)
+    pieces = cut[:1] + [BOX_START + rest for rest in cut[1:]]
+    index: dict[str, int] = {}
+    order = [index.setdefault(piece, len(index)) for piece in pieces]
+    if sum(map(len, index)) + 5 * len(order) >= len(html):     # an index costs up to ~5 characters
+        return html
+    return {"pieces": list(index), "order": order}
+
+
+def unpack(value) -> str:
+    """The HTML that pack() packed (or a string as it is)."""
+    if isinstance(value, str):
+        return value
+    pieces = value["pieces"]
+    return "".join(pieces[i] for i in value["order"])
 
 
 def _session() -> str:
@@ -111,5 +141,9 @@ def _told_changed() -> None:
 
 
 def stepper_data(element) -> dict:
-    """What a stepper element carries (AppTest: its element of type "bidi_component")."""
-    return json.loads(element.proto.json)
+    """What a stepper element carries (AppTest: its element of type "bidi_component"), its window's
+    HTML unpacked; what was sent in "sent" (the window as packed)."""
+    data = json.loads(element.proto.json)
+    data["sent"] = data["window"]
+    data["window"] = {k: {name: unpack(v) for name, v in parts.items()} for k, parts in data["window"].items()}
+    return data

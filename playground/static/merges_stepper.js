@@ -61,6 +61,21 @@ function build(parent) {
 
 function el(s, sel) { return s.root.querySelector(sel); }
 
+// a host's HTML as the window carries it: a string, or packed (merges_stepper.py: pack) as the
+// distinct pieces and their order, joined here as the server joins them (unpack)
+function unpack(value) {
+  if (typeof value === "string") return value;
+  var pieces = value.pieces, order = value.order, out = new Array(order.length);
+  for (var i = 0; i < order.length; i++) out[i] = pieces[order[i]];
+  return out.join("");
+}
+
+function unpacked(parts) {
+  var out = {};
+  Object.keys(parts).forEach(function (key) { out[key] = unpack(parts[key]); });
+  return out;
+}
+
 function clamp(s, k) { return Math.max(0, Math.min(s.last, k | 0)); }
 
 // the hosts show step k's HTML, if the window holds it; returns whether it did
@@ -314,7 +329,7 @@ export default function (component) {
   }
   var fresh = s.view !== d.view;
   if (fresh) { s.cache = {}; s.view = d.view; s.trace = d.trace; }
-  Object.keys(d.window).forEach(function (k) { s.cache[+k] = d.window[k]; });
+  Object.keys(d.window).forEach(function (k) { s.cache[+k] = unpacked(d.window[k]); });
   s.last = d.last;
   if (fresh || s.step === null || d.told >= s.seq) {     // the server has every tell: its state stands
     var wasPlaying = s.playing;
