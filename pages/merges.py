@@ -335,11 +335,11 @@ def _stepped(results: Results) -> None:
     run it then starts applies what it told and sends the steps the window lacks, only this
     function's elements: the title, the stylesheet, the hosts and the sidebar are neither rerun nor
     sent again (docs/architecture.md, "The Merges page's step")."""
-    merges_stepper.apply_told(results)
+    told = merges_stepper.apply_told(results)
     view = mc.get_view()
     last = mc.last_step(results, view)
     current = mc.current_step(results, view)
-    mc.write_link(results, view, current)
+    mc.write_link(results, view, current, told=told)
     view = mc.get_view()
     trace = results.trace(view.model)
     facts = mc.facts_of(results, trace)

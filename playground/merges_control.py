@@ -8,7 +8,7 @@ merges_stepper.py).
     prefetch(...)                         draws the next step's corpus and pair chart in a background thread
     get_view(), set_view(...), go_to(step)    the view (state.MergesView) and the steps (state.get_step)
     on_model, on_lockstep, on_tree        the other controls' callbacks
-    open_link(results), write_link(...)   the URL: applied once when it changes, written back each run
+    open_link(results), write_link(...)   the URL: applied once when it changes, written back (a step: by the browser)
     state_marker(...), keys_script()      the Unigram page's keys and autoplay (merges_keys.js)
     warm(results)                         right after training: what the first steps need, drawn ahead
     warm_browser()                        the Corpus page's hidden chart: the browser loads Plotly's code early
@@ -222,12 +222,24 @@ def open_link(results: Optional[Results]) -> tuple[Optional[Results], list[str]]
     return results, msgs
 
 
-def write_link(results: Results, view: state.MergesView, step: int) -> None:
+def write_link(results: Results, view: state.MergesView, step: int, told: bool = False) -> None:
+    """The view's address. A run that took the stepper's tell (`told`) and differs from the
+    address last written only in its step writes nothing: the stepper has written that step into
+    the address itself (merges_stepper.js: address), and each address the server writes makes
+    Streamlit redraw its whole app in the browser, ~20 ms of a step's run. The next run that writes
+    writes the step too; until then Streamlit sends the address it last wrote with each run, which
+    is the one the page last wrote (`view.url`), so it opens no link."""
     params = stepper.url_params(view.model, step, view.lockstep, view.speed, view.tree_token, preset_of(results))
-    state.set_url_params(params)
     seen = tuple(sorted(params.items()))
+    if told and view.url and _but_step(view.url) == _but_step(seen):
+        return
+    state.set_url_params(params)
     if view.url != seen:
         set_view(url=seen)
+
+
+def _but_step(items: tuple) -> tuple:
+    return tuple(kv for kv in items if kv[0] != "step")
 
 
 def prefetch(key: str, step: int, source: str, trace: Trace, text: Optional[str],

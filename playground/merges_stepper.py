@@ -53,16 +53,18 @@ def told() -> Optional[dict]:
     return found if isinstance(found, dict) else None
 
 
-def apply_told(results: Results) -> None:
+def apply_told(results: Results) -> bool:
     """Take the page's newest tell: its step, play state and speed, when it was for the trace in
     view (a tell for another tokenizer, sent before a switch, is only counted). What the browser
-    sends is checked as any input: a step is clamped, an unknown speed is ignored."""
+    sends is checked as any input: a step is clamped, an unknown speed is ignored. Returns whether
+    a tell was taken (the page has written its step into the address: merges_control.write_link)."""
     news, view = told(), mc.get_view()
     seq = news.get("seq") if news else None
     if not isinstance(seq, int) or isinstance(seq, bool) or seq <= view.told:
-        return
+        return False
     facts = mc.facts_of(results, results.trace(view.model))
-    if news.get("trace") == trace_digest(facts):
+    taken = news.get("trace") == trace_digest(facts)
+    if taken:
         step = news.get("step")
         if isinstance(step, int) and not isinstance(step, bool):
             mc.go_to(step)
@@ -74,6 +76,7 @@ def apply_told(results: Results) -> None:
                               and mc.current_step(results, mc.get_view()) < mc.last_step(results, mc.get_view()))
         mc.set_view(**changes)
     mc.set_view(told=seq)
+    return taken
 
 
 def trace_digest(facts: mc.TraceFacts) -> str:

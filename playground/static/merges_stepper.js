@@ -122,6 +122,18 @@ function tell(s) {
   s.seq += 1;
   s.c.setStateValue("told", {seq: s.seq, step: s.step, playing: s.playing, speed: s.speed, trace: s.trace, view: s.view,
                              have: Object.keys(s.cache).map(Number)});
+  address(s);
+}
+
+// The step in the address, written here (a reloaded page finds it): the run a tell starts leaves
+// the address alone when only the step changed (merges_control.write_link), as each address the
+// server writes makes Streamlit redraw its whole app. Only the step parameter, only in an address
+// the server has written one into; replaced, not pushed (Back leaves the page, not a step).
+function address(s) {
+  var w = s.root.ownerDocument.defaultView, url = new URL(w.location.href);
+  if (!url.searchParams.has("step") || url.searchParams.get("step") === String(s.step)) return;
+  url.searchParams.set("step", String(s.step));
+  w.history.replaceState(w.history.state, "", url.toString());
 }
 
 // Step k: the server is told first (its run starts while the browser draws), then the step is
@@ -345,6 +357,7 @@ export default function (component) {
   doc_live(s);
   draw(s, s.step);     // again after every run: a whole run draws the hosts with the server's step
   update(s);
+  address(s);          // a step the server clamped, or one told since the address it wrote
   schedule(s);
   if (s.stale && s.runs > s.stale.runs) replay(s);   // drawn by a run since the click: the presses go on
 }

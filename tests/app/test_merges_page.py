@@ -79,7 +79,7 @@ def step_through(at: AppTest, expected: list[tuple[tuple[str, str], str, int]], 
         press(at, "next")
         k, text = sentence(at)
         assert k == i and text.startswith(f"Step {i} of {n_steps}: ")
-        assert at.query_params["step"] == str(i)
+        assert at.query_params["step"] == "0"      # a step's run leaves the address to the stepper
         if i <= len(expected):
             (a, b), token, count = expected[i - 1]
             assert f"({a}, {b}) → {token}, id " in text, text
@@ -254,6 +254,24 @@ def test_autoplay_steps_and_stops_at_the_end():
     # a tell that says it plays at the last step is taken as stopped there
     tell(at, step=stepper(at)["last"], playing=True)
     assert not stepper(at)["playing"] and not state.get_merges_view(at.session_state).playing
+
+
+def test_a_step_leaves_the_address_to_the_stepper():
+    """A run that only took a told step writes no address: the stepper has written the step into
+    it (merges_stepper.js: address; Streamlit redraws its whole app for each address the server
+    writes). A run that writes anything else writes the step it is at, and the address Streamlit
+    keeps sending meanwhile (the one last written) opens no link."""
+    at = trained("seed-000")
+    press(at, "next")
+    press(at, "next")
+    assert sentence(at)[0] == 2 and at.query_params["step"] == "0"
+    tell(at, step=3, speed=2.0)                                  # more than the step: written whole
+    assert at.query_params["step"] == "3" and at.query_params["speed"] == "2"
+    press(at, "next")
+    assert sentence(at)[0] == 4 and at.query_params["step"] == "3"
+    run(at.toggle(key="merges_lockstep").set_value(True))        # another control's whole run
+    assert [k for k, _ in sentences(at)] == [4, 4, 4] and at.query_params["step"] == "4"
+    assert at.query_params["lockstep"] == "1" and not at.warning
 
 
 def test_speed_setting_is_kept_in_the_link():
@@ -486,4 +504,4 @@ def test_a_lagging_address_does_not_take_back_a_step():
     assert sentence(at)[0] == 2
     at.query_params["step"] = "1"
     press(at, "next")
-    assert sentence(at)[0] == 3 and at.query_params["step"] == "3"
+    assert sentence(at)[0] == 3 and at.query_params["step"] == "1"    # the stepper writes the step
