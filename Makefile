@@ -1,7 +1,7 @@
 # Tokenizer Playground: two commands for a new user.
 #   make run    the app on http://localhost:8501
 #   make test   the import layers (lint-imports, see .importlinter), then the whole suite,
-#               browser tests included, in two processes (pytest-xdist: one per core)
+#               browser tests included, in three processes (pytest-xdist; see `test:` below)
 #   make screenshots   docs/screenshots/: every page at 1024 and 1280 px, light and dark
 #   make fast    the trainers' optional compiled loops (core/fast, Cython + a C compiler); without
 #                them everything works on the pure-Python path (`python -m core info` says which)
@@ -60,10 +60,13 @@ chromium:
 # .pyc files are written even where the machine switches them off (PYTHONDONTWRITEBYTECODE): the
 # suite starts Python again and again (app servers, the command line's tests), and each start
 # compiled core/ anew without them (`python -m core info`: 0.13 s -> 0.08 s).
+# Three processes on two cores: the browser tests spend most of their time waiting on Chromium and
+# the app's servers, not computing (two processes kept the cores busy ~55% of the time; the whole
+# suite took 476 s with two and 416 s with three, the same hour on this 2-core machine).
 test: $(VENV)/.dev-installed chromium
 	-@$(PY) core/fast/build.py
 	$(VENV)/bin/lint-imports --no-logo
-	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q -n 2 --dist worksteal
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q -n 3 --dist worksteal
 
 screenshots: $(VENV)/.dev-installed chromium
 	$(PY) docs/screenshots.py
