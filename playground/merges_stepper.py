@@ -145,8 +145,7 @@ def _told_changed() -> None:
 
 def stepper_data(element) -> dict:
     """What a stepper element carries (AppTest: its element of type "bidi_component"), its window's
-    HTML unpacked; what was sent in "sent" (the window as packed)."""
+    HTML unpacked."""
     data = json.loads(element.proto.json)
-    data["sent"] = data["window"]
     data["window"] = {k: {name: unpack(v) for name, v in parts.items()} for k, parts in data["window"].items()}
     return data

@@ -158,10 +158,16 @@ def test_five_quick_presses_make_five_steps(tab):
     tab.wait_for_function(CAUGHT_UP)
     shows_step(tab, 6, n)                             # and no sixth step after the five
     assert [k for _, k in recorded(tab)][-1] == 6
+    # the stepper writes the step into the address (its runs do not), replacing the entry
+    expect(tab).to_have_url(re.compile(r"[?&]step=6(&|$)"))
+    history = tab.evaluate("history.length")
     # and back: five quick ← from 6 is step 1
     for _ in range(5):
         tab.keyboard.press("ArrowLeft")
     shows_step(tab, 1, n)
+    idle(tab)
+    expect(tab).to_have_url(re.compile(r"[?&]step=1(&|$)"))
+    assert tab.evaluate("history.length") == history
 
 
 def test_autoplay_steps_one_at_a_time(tab, screenshot_dir):
