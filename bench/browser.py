@@ -42,6 +42,12 @@ Figures (p50 / p95 / max, and the ratio to the floor's p50 / p95):
                      and element count, and
                      the renderer's main-thread work a run (as for the step). 10k is run --repeat
                      times with --only compare (three times otherwise), 100k once
+  where the time went under the floor, the steps and Compare: medians, on the same clock from the
+                     action, of when the run's first message reached the page (the browser sent
+                     the action and the server started the run), its largest message (a step's
+                     window, Compare's panels), its script_finished, and the painted frame. What
+                     lies between the last two is the browser's (Streamlit's and React's handling
+                     of the run's messages, the page's scripts, style, layout and paint)
 The load average is printed at the start and the end. Nothing here is asserted; tests never run it.
 """
 from __future__ import annotations
@@ -134,7 +140,8 @@ def timed_both(page, action, until: str) -> tuple[float, float]:
     """(seconds until `until` first holds and that frame is painted, whether or not a run is under
     way: what the user sees answer the action; seconds until the run has ended too: timed())."""
     frames: list[bool] = []             # each websocket message from the arming on: script_finished?
-    listen = lambda payload: frames.append(_run_finished(payload))  # noqa: E731
+    sizes: list[int] = []
+    listen = lambda payload: (frames.append(_run_finished(payload)), sizes.append(len(payload)))  # noqa: E731
     page.stream.on("framereceived", listen)
     try:
         page.evaluate("cond => window.__tpClock.arm(cond)", until)
@@ -153,8 +160,26 @@ def timed_both(page, action, until: str) -> tuple[float, float]:
         return [c.start, c.messages[{finished}], c.frames]; }}""")
     ready = next(i for i, (t, ok, _) in enumerate(drawn) if t >= arrived and ok)
     seen = next(i for i, (_, _, met) in enumerate(drawn) if met)
-    return ((drawn[min(seen + 1, len(drawn) - 1)][0] - start) / 1000,
-            (drawn[min(ready + 1, len(drawn) - 1)][0] - start) / 1000)
+    ended = (drawn[min(ready + 1, len(drawn) - 1)][0] - start) / 1000
+    times = page.evaluate(f"() => window.__tpClock.messages.slice(0, {finished + 1})")
+    biggest = max(range(finished + 1), key=lambda i: sizes[i])
+    PHASES.append({"first message": (times[0] - start) / 1000, "largest message": (times[biggest] - start) / 1000,
+                   "run finished": (arrived - start) / 1000, "painted": ended})
+    return (drawn[min(seen + 1, len(drawn) - 1)][0] - start) / 1000, ended
+
+
+# Where each timed action's time went, on the page's clock from the action (timed_both appends one
+# per action): the run's first message reached the page (the browser sent the action, the server
+# started the run and sent its first element), its largest message (Compare's panels, a step's
+# window), its script_finished, and the frame painted after it.
+PHASES: list[dict[str, float]] = []
+
+
+def phases_row(since: int) -> str:
+    """The medians of PHASES[since:], in ms."""
+    taken = PHASES[since:]
+    return f"{'  where the time went (p50)':<30} " + ", ".join(
+        f"{k} {statistics.median(p[k] for p in taken) * 1000:.0f}" for k in taken[0]) + " ms"
 
 
 # Compare: the panels on the page are marked before a run; it is over when every panel shown is a
@@ -271,6 +296,7 @@ def main() -> None:
             else:
                 floor = measure_floor(browser, floor_url, args.repeat)
                 print(row("floor: click -> redrawn", floor))
+                print(phases_row(FLOOR_PHASES[0]))
                 measure_app(browser, app_url, floor, args)
             browser.close()
     finally:
@@ -284,9 +310,13 @@ def measure_floor(browser, url: str, repeat: int) -> list[float]:
     _, page = open_timed(browser, url)
     button = page.get_by_role("button", name="Click")
     timed(page, button.click, clicked(1))             # warm
+    FLOOR_PHASES[:] = [len(PHASES)]
     times = [timed(page, button.click, clicked(n)) for n in range(2, repeat + 2)]
     page.context.close()
     return times
+
+
+FLOOR_PHASES: list[int] = []       # where the floor's clicks begin in PHASES
 
 
 def clicked(n: int) -> str:
@@ -332,6 +362,7 @@ def measure_app(browser, url: str, floor: list[float], args) -> None:
     cdp = page.context.new_cdp_session(page)
     cdp.send("Performance.enable")
     steps, seen, work = [], [], []
+    since = len(PHASES)
     for k in range(2, args.repeat + 2):
         before = main_thread(cdp)
         answered, over = timed_both(page, next_button.click, step_shown(k))
@@ -340,6 +371,7 @@ def measure_app(browser, url: str, floor: list[float], args) -> None:
         work.append({k: v - before[k] for k, v in main_thread(cdp).items()})
     print(row("step (Next on the KJV)", steps, floor))
     print(row("  drawn (what the user sees)", seen, floor))
+    print(phases_row(since))
     _, elements = html_size(page)
     print(f"{'  main thread a step (p50)':<30} " + ", ".join(
         f"{k} {statistics.median(w[k] for w in work) * 1000:.0f}" for k in work[0]) + f" ms   {elements:,} elements")
@@ -437,6 +469,7 @@ def compare(browser, url: str, chars: int, floor: list[float], shots: Path | Non
     cdp = page.context.new_cdp_session(page)
     cdp.send("Performance.enable")
     times, work = [], []
+    since = len(PHASES)
     for i in range(repeat or (3 if chars <= 10_000 else 1)):
         box.fill(text[:-1] + str(i % 10))             # a different text each time: a real rerun
         page.evaluate(MARK_PANELS)
@@ -447,6 +480,7 @@ def compare(browser, url: str, chars: int, floor: list[float], shots: Path | Non
     print(row(f"compare {chars:,} chars", times, floor, extra=f"HTML {size / 1e6:.2f} MB, {elements:,} elements"))
     print(f"{'  main thread a run (p50)':<30} " + ", ".join(
         f"{k} {statistics.median(w[k] for w in work) * 1000:.0f}" for k in work[0]) + " ms")
+    print(phases_row(since))
     if shots:
         shots.mkdir(parents=True, exist_ok=True)
         page.locator(".tp-panel").first.scroll_into_view_if_needed()   # the panels and what they cover
