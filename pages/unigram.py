@@ -14,6 +14,8 @@ buttons).
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import streamlit as st
 
 from playground import charts, markup, merges_control, state, stepper, unigram_control as uc, unigram_view as uv, views
@@ -62,10 +64,11 @@ def _pieces(it: uv.Iteration) -> None:
         st.caption("A piece's score is its log-probability: a segmentation's score is the sum of its pieces'.")
 
 
-def _lattice(it: uv.Iteration, words: list[str], view: state.UnigramView, metaspace: bool) -> None:
+def _lattice(it: uv.Iteration, words: tuple[str, ...], richest: Optional[str], view: state.UnigramView,
+             metaspace: bool) -> None:
     # by default the word with the most segmentations under the seed pieces: the same at every step
-    chosen = view.word if view.word else uv.richest_word(steps[0].pieces, words, metaspace)
-    options = list(dict.fromkeys(([chosen] if chosen else []) + words))
+    chosen = view.word if view.word else richest
+    options = list(dict.fromkeys(([chosen] if chosen else []) + list(words)))
     state.show_widget(K.WORD, chosen)
     st.selectbox("Word", options, key=K.WORD, accept_new_options=True, on_change=uc.on_word, width=320,
                  help=f"A word of the corpus (its most frequent short ones are offered), or type any word of "
@@ -121,5 +124,5 @@ _pieces(it)
 
 st.header("One word's lattice")
 corpus = state.get_corpus()
-words = uc.lattice_words(result, corpus)
-_lattice(it, words, view, trace.config.metaspace)
+words, richest = uc.lattice_choice(result, corpus)
+_lattice(it, words, richest, view, trace.config.metaspace)

@@ -7,6 +7,7 @@ Fonts are large and colours few and strong: these charts are read from the back 
 """
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import unicodedata
@@ -494,7 +495,7 @@ def pruned_loss_chart(pruned, top: int = UNIGRAM_TOP) -> go.Figure:
     """The pieces one pruning removed, as horizontal bars of their loss (what the corpus's
     log-likelihood loses without them), smallest loss at the top; a piece no Viterbi path used
     has loss 0 (drawn grey)."""
-    rows = sorted(pruned, key=lambda pl: (pl[1] if pl[1] is not None else -1.0, pl[0]))[:top]
+    rows = heapq.nsmallest(top, pruned, key=lambda pl: (pl[1] if pl[1] is not None else -1.0, pl[0]))
     labels = [p for p, _ in rows]
     values = [loss if loss is not None else 0.0 for _, loss in rows]
     colours = [OTHER if loss is None else TIED for _, loss in rows]
@@ -512,7 +513,8 @@ def pruned_loss_chart(pruned, top: int = UNIGRAM_TOP) -> go.Figure:
 
 def piece_scores_chart(pieces, top: int = UNIGRAM_TOP) -> go.Figure:
     """The pieces of one step with the highest scores (log-probabilities), best at the top."""
-    rows = sorted(pieces, key=lambda ps: (-ps[1], ps[0]))[:top]
+    # sorted(...)[:top] without sorting every piece: a big corpus's seed pieces are hundreds of thousands
+    rows = heapq.nsmallest(top, pieces, key=lambda ps: (-ps[1], ps[0]))
     labels = [p for p, _ in rows]
     values = [s for _, s in rows]
     fig = go.Figure(go.Bar(x=values, y=list(range(len(rows))), orientation="h", marker_color=LINE,

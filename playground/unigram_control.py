@@ -230,6 +230,24 @@ def on_word() -> None:
     set_view(word=str(word).strip() if word else None)
 
 
+def lattice_choice(result: UnigramResult, corpus: Optional[Corpus]) -> tuple[tuple[str, ...], Optional[str]]:
+    """(the words offered for the lattice: lattice_words, the word shown unless one is chosen: the
+    one with the most segmentations under the seed pieces). The same at every step: worked out once
+    per trace and corpus and shared (sorting the corpus's words and reading its seed pieces took
+    most of a step's run on the KJV)."""
+    same_corpus = corpus is not None and corpus.digest == result.corpus_digest
+    return _cached_lattice_choice(result.cache_key, _settings_key(result.trace.config), same_corpus,
+                                  result, corpus if same_corpus else None)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _cached_lattice_choice(result_key: str, settings: tuple, same_corpus: bool, _result: UnigramResult,
+                           _corpus: Optional[Corpus]) -> tuple[tuple[str, ...], Optional[str]]:
+    words = tuple(lattice_words(_result, _corpus))
+    steps = steps_of(_result)
+    return words, unigram_view.richest_word(steps[0].pieces, words, _result.trace.config.metaspace)
+
+
 def lattice_words(result: UnigramResult, corpus: Optional[Corpus]) -> list[str]:
     """Short words to offer for the lattice: the corpus's most frequent ones (counted as the
     trainer counted them), or, when the corpus has changed since, the final pieces that are

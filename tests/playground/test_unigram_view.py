@@ -4,11 +4,12 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from core import presets
 from core.trainer import TrainConfig
 from core.unigram import METASPACE, UnigramConfig, UnigramTokenizer, train_unigram
-from playground import unigram_view as uv
+from playground import charts, unigram_view as uv
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +70,58 @@ def test_the_lattice_html_escapes_the_word_and_outlines_one_row():
 def test_short_words_are_frequent_first_and_fit_the_lattice():
     words = uv.short_words(["a", "abcdefghijk", "bb", "cc", "bb"], [1, 9, 3, 3, 5], limit=3)
     assert words == ["bb", "cc", "a"]
+
+
+def test_the_richest_word_is_the_first_with_the_most_segmentations(trace):
+    """richest_word indexes the pieces once for all the words: it picks what word_lattice, one word
+    at a time, counts (the first of the words with the most segmentations), at every step."""
+    counted = presets.words_for(presets.get_preset("seed-001"), TrainConfig(model="bpe").resolved())
+    words = uv.short_words(counted.words, counted.counts)
+    assert len(words) >= 5
+    for step in uv.iterations(trace):
+        counts = [len(uv.word_lattice(step.pieces, w).segmentations) for w in words]
+        assert uv.richest_word(step.pieces, words) == words[counts.index(max(counts))]
+        # a tie goes to the first: the same words in another order can pick another
+        assert uv.richest_word(step.pieces, words[::-1]) == words[::-1][counts[::-1].index(max(counts))]
+    assert uv.richest_word(trace.seeds, []) is None
+    with pytest.raises(ValueError, match="1 to 10 characters"):
+        uv.richest_word(trace.seeds, ["a" * 10])
+
+
+_ALPHABET = "ab" + METASPACE + "é"
+
+
+@settings(max_examples=200, deadline=None)
+@given(pieces=st.lists(st.tuples(st.text(_ALPHABET, min_size=1, max_size=4),
+                                 st.floats(-20, 0, allow_nan=False)), min_size=1, max_size=30),
+       words=st.lists(st.text(_ALPHABET, min_size=1, max_size=8), min_size=1, max_size=4),
+       metaspace=st.booleans())
+def test_a_lattice_reads_only_the_pieces_inside_its_word(pieces, words, metaspace):
+    """word_lattice and richest_word index only the pieces that are substrings of the words drawn
+    (a step of a big corpus has hundreds of thousands): every lattice is the one the whole table
+    gives (the same segmentations, scores, shares and Viterbi path; the unknown character scored
+    from all the pieces), and so is the word picked."""
+    whole = uv._PieceTable.of(pieces)
+    for w in words:
+        assert uv.word_lattice(pieces, w, metaspace) == uv._lattice(whole, w, metaspace)
+    counts = [len(uv._lattice(whole, w, metaspace).segmentations) for w in words]
+    assert uv.richest_word(pieces, words, metaspace) == words[counts.index(max(counts))]
+
+
+@settings(max_examples=100, deadline=None)
+@given(pieces=st.lists(st.tuples(st.text("abc", min_size=1, max_size=3), st.sampled_from([-3.0, -2.0, -1.5, -1.0])),
+                       min_size=1, max_size=60),
+       losses=st.lists(st.one_of(st.none(), st.sampled_from([0.5, 1.0, 2.0])), min_size=60, max_size=60))
+def test_the_unigram_charts_draw_the_top_pieces_in_order(pieces, losses):
+    """The scores chart draws the best-scored pieces, best first, ties by the piece; the pruned
+    chart the smallest losses first (none first: on no best path), ties by the piece: what sorting
+    every piece and taking the first UNIGRAM_TOP gives (they no longer sort them all)."""
+    def drawn(fig):
+        bar = fig.data[0]
+        return [fig.layout.yaxis.ticktext[i] for i in bar.y], list(bar.x)
+
+    best = sorted(pieces, key=lambda ps: (-ps[1], ps[0]))[:charts.UNIGRAM_TOP]
+    assert drawn(charts.piece_scores_chart(pieces)) == ([p for p, _ in best], [s for _, s in best])
+    pruned = list(zip([p for p, _ in pieces], losses))
+    small = sorted(pruned, key=lambda pl: (pl[1] if pl[1] is not None else -1.0, pl[0]))[:charts.UNIGRAM_TOP]
+    assert drawn(charts.pruned_loss_chart(pruned)) == ([p for p, _ in small], [loss or 0.0 for _, loss in small])
