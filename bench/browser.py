@@ -55,6 +55,7 @@ from __future__ import annotations
 import argparse
 import inspect as pyinspect
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -272,10 +273,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=20, help="floor clicks and Merges steps")
     ap.add_argument("--shots", type=Path, help="save screenshots (Compare with 100,000 characters) here")
-    ap.add_argument("--only", choices=("all", "merges", "autoplay", "compare"), default="all",
+    ap.add_argument("--only", choices=("all", "merges", "autoplay", "compare", "unigram"), default="all",
                     help="merges: the floor, the KJV trained from the page, the first step and the steps "
                          "(no cold starts, command line, keys, autoplay or Compare); autoplay: only the "
-                         "autoplay intervals (no floor server); compare: the floor and Compare 10k / 100k")
+                         "autoplay intervals (no floor server); compare: the floor and Compare 10k / 100k; "
+                         "unigram: the floor and the Unigram page's steps")
     ap.add_argument("--intervals", type=int, default=7, help="autoplay intervals measured")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
@@ -337,6 +339,9 @@ def measure_app(browser, url: str, floor: list[float], args) -> None:
         for chars in (10_000, 100_000):
             compare(browser, url, chars, floor, args.shots, args.repeat if chars <= 10_000 else 1)
         return
+    if args.only == "unigram":
+        unigram_steps(browser, url, floor, args.repeat)
+        return
     only_merges = args.only == "merges"
     colds = []
     for _ in range(0 if only_merges else 3):
@@ -392,6 +397,40 @@ def measure_app(browser, url: str, floor: list[float], args) -> None:
 
     for chars in (10_000, 100_000):
         compare(browser, url, chars, floor, args.shots)
+    unigram_steps(browser, url, floor, args.repeat)
+
+
+def unigram_shown(k: int) -> str:
+    """The Unigram page shows step k: its state marker and its sentence."""
+    return (f"() => !!document.querySelector('.mg-state[data-keys=\"unigram\"][data-step=\"{k}\"]') && "
+            f"(document.querySelector('.mg-sentence') || {{}}).textContent.startsWith('Step {k} of')")
+
+
+def unigram_steps(browser, url: str, floor: list[float], repeat: int) -> None:
+    """Next on the Unigram page: the KJV trained from the page with "Train Unigram too" (its default
+    vocabulary size), each step a whole run of the page (its buttons; the keys click them)."""
+    _, page = open_timed(browser, url)
+    page.get_by_role("combobox", name="Preset").click()
+    timed(page, page.get_by_role("option", name=KJV).first.click)
+    timed(page, page.get_by_role("button", name="Load preset").click)
+    timed(page, page.locator(".st-key-corpus_unigram_on").get_by_text("Train Unigram too").click)
+    timed(page, page.get_by_role("button", name=re.compile("^Train all four")).click)
+    page.get_by_text("Trained all four").first.wait_for(timeout=WAIT)
+    timed(page, page.get_by_test_id("stSidebarNav").get_by_role("link", name="Unigram").click)
+    marker = page.locator('.mg-state[data-keys="unigram"]')
+    marker.wait_for(state="attached", timeout=WAIT)
+    last = int(marker.get_attribute("data-last"))
+    next_button = page.get_by_role("button", name="Next")
+    since = len(PHASES)
+    steps, seen = [], []
+    for k in range(1, min(repeat, last) + 1):
+        answered, over = timed_both(page, next_button.click, unigram_shown(k))
+        steps.append(over)
+        seen.append(answered)
+    print(row(f"Unigram step (KJV, {last} steps)", steps, floor))
+    print(row("  drawn (what the user sees)", seen, floor))
+    print(phases_row(since))
+    page.context.close()
 
 
 def step_number(text: str) -> int:
