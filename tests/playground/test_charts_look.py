@@ -34,6 +34,51 @@ def every_figure():
     }
 
 
+def unigram_steps():
+    from core.unigram import UnigramConfig, train_unigram
+    from playground import unigram_view
+    preset = get_preset("seed-001")
+    words = words_for(preset, preset.configs()["bpe"].resolved())
+    return unigram_view.iterations(train_unigram(words, UnigramConfig(vocab_size=32)))
+
+
+# every chart function, on small inputs: each is drawn once as it is, once with _frame as it was
+CHART_CALLS = {
+    "training curves": lambda: charts.training_curves(preset_trace("seed-004", "wordpiece"), 2),
+    "lengths": lambda: charts.length_chart(pd.DataFrame({"length": [1, 2, 3, 25], "tokens": [40, 120, 30, 1]})),
+    "placeholder": charts.placeholder_chart,
+    "unigram curves": lambda: charts.unigram_curves(unigram_steps(), 3),
+    "pruned": lambda: charts.pruned_loss_chart([("ab", 0.5), ("b", None), ("<c>", 1.5)]),
+    "scores": lambda: charts.piece_scores_chart([("ab", -1.0), ("b", -2.5), ("<c>", -1.0)]),
+    "token tax": lambda: charts.token_tax_chart(
+        pd.DataFrame({"language": ["English", "中文 <b>"], "gpt2": [1.0, 2.5], "o200k": [1.0, float("nan")]}),
+        ["gpt2", "o200k"]),
+    "bytes per token": lambda: charts.bytes_per_token_chart(
+        {"BPE": pd.DataFrame({"vocabulary": [100, 200], "bytes_per_token": [1.5, 2.0], "coverage": [1.0, 0.9]})}),
+}
+
+
+def _frame_by_update(fig, **layout):
+    """charts._frame until session 20: the layout merged into the figure by update_layout."""
+    fig.update_layout(font=charts.FONT, paper_bgcolor=charts.CLEAR, plot_bgcolor=charts.CLEAR,
+                      hoverlabel=dict(font_size=16), **layout)
+    for axis in [*fig.select_xaxes(), *fig.select_yaxes()]:
+        if axis.tickfont.size is None:
+            axis.tickfont.size = charts.TICK_SIZE
+        if axis.title.font.size is None:
+            axis.title.font.size = charts.FONT["size"]
+    return fig
+
+
+@pytest.mark.parametrize("name", list(CHART_CALLS))
+def test_every_chart_is_the_figure_update_layout_made(name, monkeypatch):
+    """_frame gives each chart's traces their layout whole, in a new figure: the same figure, to the
+    last property, as merging it into the chart's own by update_layout."""
+    fast = CHART_CALLS[name]().to_dict()
+    monkeypatch.setattr(charts, "_frame", _frame_by_update)
+    assert CHART_CALLS[name]().to_dict() == fast
+
+
 @pytest.mark.parametrize("name,fig", list(every_figure().items()))
 def test_backgrounds_clear_and_fonts_stated_on_every_axis(name, fig):
     assert fig.layout.paper_bgcolor == charts.CLEAR and fig.layout.plot_bgcolor == charts.CLEAR, name
