@@ -116,7 +116,12 @@ for note in trace.notes:
     st.warning(f"{UNIGRAM_LABEL}: {views.md_escape(note)}.", icon=":material/content_cut:")
 
 # one under the other: side by side, at 1024 pixels with the sidebar open, the titles ran together
-_plot(charts.unigram_curves(steps, current), K.CURVES)
+# the figure is the same at every step; the step's mark is a few spans laid over it
+# (style.css: .st-key-unigram_curve_marks)
+with st.container(key=K.CURVES_BOX):
+    _plot(uc.curves_chart(result), K.CURVES)
+    with st.container(key=K.CURVE_MARKS):
+        st.html(charts.unigram_curve_marks(steps, current))
 st.caption("Over the whole training: EM re-scores the pieces (and drops those expected less than half a "
            "time), each pruning removes the least useful; the loss is the corpus's negative log-likelihood "
            "per word under the pieces the EM step started from. The red dot and dashed line mark this step.")

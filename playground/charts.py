@@ -462,37 +462,74 @@ def merge_tree_html(trace: Trace, token: str, shown: Optional[Callable[[str], st
 UNIGRAM_TOP = 20            # pruned pieces and scores drawn (the rest in the hover-free caption)
 
 
-def unigram_curves(steps, current: int) -> go.Figure:
-    """Vocabulary size and loss after each Unigram step (seeds, EM steps, prunings, final), the
-    current step marked. Two panels side by side, as training_curves: the loss only at EM steps."""
-    cur = min(max(current, 0), len(steps) - 1)
-    xs = [it.index for it in steps]
-    sizes = [it.size for it in steps]
-    em = [it for it in steps if it.loss is not None]
+# Fixed in pixels, as the Merges curves are (margins stated, no automargin, both axes' ranges
+# stated): the figure is the same at every step and unigram_curve_marks draws the step over it
+UNIGRAM_CURVE_HEIGHT = 340
+UNIGRAM_CURVE_MARGIN = dict(l=58, r=12, t=70, b=62)
+_UNIGRAM_DOMAINS = ((0.0, 0.42), (0.58, 1.0))   # the loss panel's tick labels sit in the gap
+
+
+def _unigram_series(steps) -> tuple[list, list, list]:
+    """(every step's index, the vocabulary size after it, the EM steps: those with a loss)."""
+    return [it.index for it in steps], [it.size for it in steps], [it for it in steps if it.loss is not None]
+
+
+def unigram_curves(steps) -> go.Figure:
+    """Vocabulary size and loss after each Unigram step (seeds, EM steps, prunings, final), two
+    panels side by side, as training_curves: the loss only at EM steps. The same figure at every
+    step (the browser keeps it as drawn): the page draws the step's mark over it
+    (unigram_curve_marks)."""
+    xs, sizes, em = _unigram_series(steps)
     data = [go.Scatter(x=xs, y=sizes, mode="lines+markers", line=dict(width=3, color=LINE), marker=dict(size=7),
                        xaxis="x", yaxis="y", customdata=[it.kind for it in steps],
                        hovertemplate="step %{x} (%{customdata}): %{y:,} pieces<extra></extra>"),
-            go.Scatter(x=[cur], y=[sizes[cur]], mode="markers", marker=dict(size=16, color=WINNER),
-                       xaxis="x", yaxis="y", hovertemplate=f"step {cur}: %{{y:,}} pieces<extra></extra>"),
             go.Scatter(x=[it.index for it in em], y=[it.loss for it in em], mode="lines+markers",
                        line=dict(width=3, color=LINE), marker=dict(size=7), xaxis="x2", yaxis="y2",
                        hovertemplate="step %{x}: loss %{y:.4f}<extra></extra>")]
-    shown = [it for it in em if it.index <= cur]
-    if shown:
-        data.append(go.Scatter(x=[shown[-1].index], y=[shown[-1].loss], mode="markers",
-                               marker=dict(size=16, color=WINNER), xaxis="x2", yaxis="y2",
-                               hovertemplate="step %{x}: loss %{y:.4f}<extra></extra>"))
-    layout = dict(height=340, margin=dict(l=4, r=10, t=70, b=10), showlegend=False, annotations=[], shapes=[])
-    for ax, title, (x0, x1) in (("", "vocabulary size", (0.0, 0.44)), ("2", "loss (nats a word)", (0.56, 1.0))):
-        layout["xaxis" + ax] = dict(domain=[x0, x1], anchor="y" + ax, title=_axis_title("step"), automargin=True,
-                                    tickformat="d", nticks=8, range=[-0.5, len(steps) - 0.5])
-        layout["yaxis" + ax] = dict(anchor="x" + ax, automargin=True, nticks=5, tickformat="~s" if not ax else ".3~g",
-                                    tickfont=dict(size=16))
+    layout = dict(height=UNIGRAM_CURVE_HEIGHT, margin=dict(UNIGRAM_CURVE_MARGIN), showlegend=False, annotations=[])
+    ranges = (_curve_range(sizes), _curve_range([it.loss for it in em]) if em else (0.0, 1.0))
+    for ax, title, (x0, x1), y_range in zip(("", "2"), ("vocabulary size", "loss (nats a word)"),
+                                            _UNIGRAM_DOMAINS, ranges):
+        layout["xaxis" + ax] = dict(domain=[x0, x1], anchor="y" + ax, title=_axis_title("step"), automargin=False,
+                                    tickformat="d", nticks=8, range=list(_unigram_step_range(steps)))
+        layout["yaxis" + ax] = dict(anchor="x" + ax, automargin=False, nticks=5, tickformat="~s" if not ax else ".3~g",
+                                    tickfont=dict(size=16), range=list(y_range))
         layout["annotations"].append(dict(text=title, x=(x0 + x1) / 2, y=1.0, xref="paper", yref="paper",
                                           xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=19)))
-        layout["shapes"].append(dict(type="line", x0=cur, x1=cur, y0=0, y1=1, xref="x" + ax,
-                                     yref=f"y{ax} domain", line=dict(color=WINNER, width=2, dash="dash")))
     return _frame(go.Figure(data=data), **layout)
+
+
+def _unigram_step_range(steps) -> tuple[float, float]:
+    return -0.5, len(steps) - 0.5
+
+
+def unigram_curve_marks(steps, current: int) -> str:
+    """The current step on unigram_curves(steps), as HTML laid over the chart (style.css:
+    .mg-curve-marks, as curve_marks): on each panel a dashed red line at the step, and a red dot on
+    the vocabulary size there and on the loss of the last EM step up to it (none before the first)."""
+    cur = min(max(current, 0), len(steps) - 1)
+    _, sizes, em = _unigram_series(steps)
+    m = UNIGRAM_CURVE_MARGIN
+    inner = m["l"] + m["r"]
+    plot_height = UNIGRAM_CURVE_HEIGHT - m["t"] - m["b"]
+    s0, s1 = _unigram_step_range(steps)
+
+    def left(x0: float, x1: float, step: int) -> str:
+        return f"calc({m['l']}px + (100% - {inner}px) * {x0 + (x1 - x0) * (step - s0) / (s1 - s0):.5f})"
+
+    def top(value: float, ys) -> str:
+        lo, hi = _curve_range(ys)
+        return f"{m['t'] + plot_height * (1 - (float(value) - lo) / (hi - lo)):.1f}px"
+
+    shown = [it for it in em if it.index <= cur]
+    dots = [(_UNIGRAM_DOMAINS[0], cur, top(sizes[cur], sizes))]
+    if shown:
+        dots.append((_UNIGRAM_DOMAINS[1], shown[-1].index, top(shown[-1].loss, [it.loss for it in em])))
+    spans = [f'<span class="mg-mark-line" style="left:{left(x0, x1, cur)};top:{m["t"]}px;height:{plot_height}px"></span>'
+             for x0, x1 in _UNIGRAM_DOMAINS]
+    spans += [f'<span class="mg-mark-dot" style="left:{left(x0, x1, at)};top:{y}"></span>' for (x0, x1), at, y in dots]
+    return (f'<div class="mg-curve-marks" data-step="{cur}" style="height:{UNIGRAM_CURVE_HEIGHT}px">'
+            + "".join(spans) + "</div>")
 
 
 def pruned_loss_chart(pruned, top: int = UNIGRAM_TOP) -> go.Figure:

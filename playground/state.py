@@ -442,6 +442,8 @@ class UnigramKeys:
     STEP = "unigram_step"
     WORD = "unigram_word"
     CURVES = "unigram_curves"
+    CURVES_BOX = "unigram_curves_box"     # the curves and, laid over them (style.css), the step's mark
+    CURVE_MARKS = "unigram_curve_marks"
     PRUNED = "unigram_pruned"
     SCORES = "unigram_scores"
 

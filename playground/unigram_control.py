@@ -23,7 +23,7 @@ from core.errors import PlaygroundError
 from core.pipeline import NORMALIZERS, PRE_TOKENIZERS
 from core.trainer import TrainConfig
 from core.unigram import UnigramConfig, UnigramTokenizer, UnigramTrace, size_limits, train_unigram
-from playground import state, stepper, training, unigram_view
+from playground import charts, state, stepper, training, unigram_view
 from playground.state import UNIGRAM_LABEL, Corpus, UnigramKeys as K, UnigramResult, UnigramSettings
 
 PRE_TOKENIZERS_UNIGRAM = tuple(p for p in PRE_TOKENIZERS if p != "gpt2")   # it works on characters
@@ -92,6 +92,17 @@ def _cached_steps(result_key: str, settings: tuple, _trace: UnigramTrace) -> tup
 
 def steps_of(result: UnigramResult) -> tuple[unigram_view.Iteration, ...]:
     return _cached_steps(result.cache_key, _settings_key(result.trace.config), result.trace)
+
+
+def curves_chart(result: UnigramResult):
+    """The curves' figure (charts.unigram_curves): the same at every step, built once per trace
+    and shared (Streamlit only reads it); the step's mark is drawn over it."""
+    return _cached_curves(result.cache_key, _settings_key(result.trace.config), result)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _cached_curves(result_key: str, settings: tuple, _result: UnigramResult):
+    return charts.unigram_curves(steps_of(_result))
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

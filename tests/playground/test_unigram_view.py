@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -125,3 +126,39 @@ def test_the_unigram_charts_draw_the_top_pieces_in_order(pieces, losses):
     pruned = list(zip([p for p, _ in pieces], losses))
     small = sorted(pruned, key=lambda pl: (pl[1] if pl[1] is not None else -1.0, pl[0]))[:charts.UNIGRAM_TOP]
     assert drawn(charts.pruned_loss_chart(pruned)) == ([p for p, _ in small], [loss or 0.0 for _, loss in small])
+
+
+def test_the_curves_mark_falls_where_the_figure_puts_the_step(trace):
+    """The curves' figure is the same at every step (the browser keeps it as drawn); the step's
+    mark, laid over it, puts its lines at the step and its dots on the vocabulary size there and on
+    the loss of the last EM step up to it, where the figure's own margins, domains and ranges put
+    those points."""
+    steps = uv.iterations(trace)
+    fig = charts.unigram_curves(steps)
+    assert fig.to_json() == charts.unigram_curves(steps).to_json() and not fig.layout.shapes
+    m, height = fig.layout.margin, fig.layout.height
+    assert (m.l, m.r, m.t, m.b) == tuple(charts.UNIGRAM_CURVE_MARGIN[k] for k in "lrtb")
+    axes = ((fig.layout.xaxis, fig.layout.yaxis), (fig.layout.xaxis2, fig.layout.yaxis2))
+    assert not any(a.automargin for pair in axes for a in pair)
+    em = [it for it in steps if it.loss is not None]
+
+    def where(x_axis, y_axis, x, y):
+        (x0, x1), (s0, s1), (lo, hi) = x_axis.domain, x_axis.range, y_axis.range
+        assert s0 < x < s1 and lo < y < hi
+        return x0 + (x1 - x0) * (x - s0) / (s1 - s0), m.t + (height - m.t - m.b) * (hi - y) / (hi - lo)
+
+    for k in range(len(steps)):
+        marks = charts.unigram_curve_marks(steps, k)
+        assert marks.startswith(f'<div class="mg-curve-marks" data-step="{k}" style="height:{height}px">')
+        lines = [float(f) for f in re.findall(r'mg-mark-line" style="left:calc\([^*]*\* ([\d.]+)\)', marks)]
+        dots = [(float(f), float(t)) for f, t in
+                re.findall(r'mg-mark-dot" style="left:calc\([^*]*\* ([\d.]+)\);top:([\d.]+)px', marks)]
+        assert lines == pytest.approx([where(x, y, k, y.range[0] + 1e-9)[0] for x, y in axes], abs=1e-5)
+        expected = [where(*axes[0], k, steps[k].size)]
+        done = [it for it in em if it.index <= k]
+        if done:
+            expected.append(where(*axes[1], done[-1].index, done[-1].loss))
+        assert len(dots) == len(expected)
+        for (f, t), (ef, et) in zip(dots, expected):
+            assert f == pytest.approx(ef, abs=1e-5) and t == pytest.approx(et, abs=0.1)
+    assert 'data-step="0"' in charts.unigram_curve_marks(steps, -3)      # clamped to the steps there are
