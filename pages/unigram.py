@@ -54,13 +54,15 @@ def _controls(view: state.UnigramView, current: int, last: int) -> None:
 
 def _pieces(it: uv.Iteration) -> None:
     if it.kind == "prune":
-        _plot(charts.pruned_loss_chart(it.pruned), K.PRUNED)
+        with st.container(key=K.PRUNED):
+            st.html(charts.pruned_loss_html(it.pruned))
         unused = sum(1 for _, loss in it.pruned if loss is None)
         st.caption("Each removed piece's loss: how much the corpus's log-likelihood drops when its words use "
                    "their second-best segmentation instead. The smallest go first"
                    + (f"; {unused:,} (grey) were on no word's best path at all." if unused else "."))
     else:
-        _plot(charts.piece_scores_chart(it.pieces), K.SCORES)
+        with st.container(key=K.SCORES):
+            st.html(charts.piece_scores_html(it.pieces))
         st.caption("A piece's score is its log-probability: a segmentation's score is the sum of its pieces'.")
 
 

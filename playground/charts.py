@@ -532,41 +532,43 @@ def unigram_curve_marks(steps, current: int) -> str:
             + "".join(spans) + "</div>")
 
 
-def pruned_loss_chart(pruned, top: int = UNIGRAM_TOP) -> go.Figure:
-    """The pieces one pruning removed, as horizontal bars of their loss (what the corpus's
-    log-likelihood loses without them), smallest loss at the top; a piece no Viterbi path used
-    has loss 0 (drawn grey)."""
+def _piece_bars_html(title: str, rows: list[tuple[str, float, str, str]]) -> str:
+    """Pieces as horizontal bars in the page's HTML (style.css, .mg-bars, as pair_bars_html: a
+    Plotly figure here was drawn anew at every Unigram step, most of the browser's work for one).
+    rows: (piece, bar length >= 0, colour, the figure written beside it), first at the top; each
+    row's hover says the piece and its figure. Every piece of text is escaped (markup)."""
+    largest = max((length for _, length, _, _ in rows), default=0.0) or 1.0
+    cells = []
+    for piece, length, colour, figure in rows:
+        card = f' title="{markup.attr(f"{piece}: {figure}")}"'
+        cells.append(f'<span class="mg-bar-label"{card}>{markup.text(piece)}</span>'
+                     f'<span class="mg-bar-track"{card}><span class="mg-bar" style="width:{100 * length / largest:.1f}%;'
+                     f'background:{colour}"></span></span><span class="mg-bar-value"{card}>{markup.text(figure)}</span>')
+    return f'<div class="mg-bars ug-bars"><div class="mg-bars-title">{title}</div>{"".join(cells)}</div>'
+
+
+def pruned_loss_html(pruned, top: int = UNIGRAM_TOP) -> str:
+    """The pieces one pruning removed, as bars of their loss (what the corpus's log-likelihood
+    loses without them), smallest loss at the top; a piece no Viterbi path used has loss 0 (grey,
+    "never on a best path")."""
     rows = heapq.nsmallest(top, pruned, key=lambda pl: (pl[1] if pl[1] is not None else -1.0, pl[0]))
-    labels = [p for p, _ in rows]
-    values = [loss if loss is not None else 0.0 for _, loss in rows]
-    colours = [OTHER if loss is None else TIED for _, loss in rows]
-    hover = [f"{p}: {'never on a best path' if loss is None else f'loss {loss:.4g}'}" for p, loss in rows]
-    fig = go.Figure(go.Bar(x=values, y=list(range(len(rows))), orientation="h", marker_color=colours,
-                           customdata=hover, hovertemplate="%{customdata}<extra></extra>"))
     n = len(pruned)
-    return _frame(fig, height=max(240, 30 * len(rows) + 120), margin=dict(l=4, r=10, t=84, b=10),
-                  title=_title(f"Pruned: {n:,} piece{'s' if n != 1 else ''}<br>by loss, smallest first"),
-                  xaxis=dict(title=_axis_title("loss"), automargin=True, nticks=4, rangemode="tozero",
-                             tickformat=".2~g"),
-                  yaxis=dict(automargin=True, tickvals=list(range(len(rows))), autorange="reversed",   # first at the top
-                             ticktext=[shorten(p, PAIR_LABEL_WIDTH + 3) for p in labels], tickfont=dict(size=15)))
+    return _piece_bars_html(
+        f"Pruned: {n:,} piece{'s' if n != 1 else ''}, by loss, smallest first",
+        [(p, 0.0, OTHER, "never on a best path") if loss is None else (p, loss, TIED, f"loss {loss:.4g}")
+         for p, loss in rows])
 
 
-def piece_scores_chart(pieces, top: int = UNIGRAM_TOP) -> go.Figure:
-    """The pieces of one step with the highest scores (log-probabilities), best at the top."""
+def piece_scores_html(pieces, top: int = UNIGRAM_TOP) -> str:
+    """The pieces of one step with the highest scores (log-probabilities, all below 0), best at the
+    top; a bar's length is the score's size, as the figure drew them: the best piece's bar is the
+    shortest."""
     # sorted(...)[:top] without sorting every piece: a big corpus's seed pieces are hundreds of thousands
     rows = heapq.nsmallest(top, pieces, key=lambda ps: (-ps[1], ps[0]))
-    labels = [p for p, _ in rows]
-    values = [s for _, s in rows]
-    fig = go.Figure(go.Bar(x=values, y=list(range(len(rows))), orientation="h", marker_color=LINE,
-                           customdata=[f"{p}: score {s:.4f}" for p, s in rows],
-                           hovertemplate="%{customdata}<extra></extra>"))
-    return _frame(fig, height=max(240, 30 * len(rows) + 120), margin=dict(l=4, r=10, t=84, b=10),
-                  title=_title(f"The {len(rows):,} best-scored pieces<br>of {len(pieces):,}"),
-                  xaxis=dict(title=_axis_title("score (log-probability)"), automargin=True, nticks=4,
-                             tickformat=".2~g"),
-                  yaxis=dict(automargin=True, tickvals=list(range(len(rows))), autorange="reversed",   # first at the top
-                             ticktext=[shorten(p, PAIR_LABEL_WIDTH + 3) for p in labels], tickfont=dict(size=15)))
+    return _piece_bars_html(f"The {len(rows):,} best-scored pieces of {len(pieces):,}",
+                            [(p, -s, LINE, f"score {s:.4f}") for p, s in rows])
+
+
 # ---------------------------------------------------------------- the token tax (pages/languages.py)
 
 # mid-tones only: no near-white cell stands out as a white box on the dark theme (cheap: blue, dear: red)

@@ -48,8 +48,6 @@ CHART_CALLS = {
     "lengths": lambda: charts.length_chart(pd.DataFrame({"length": [1, 2, 3, 25], "tokens": [40, 120, 30, 1]})),
     "placeholder": charts.placeholder_chart,
     "unigram curves": lambda: charts.unigram_curves(unigram_steps()),
-    "pruned": lambda: charts.pruned_loss_chart([("ab", 0.5), ("b", None), ("<c>", 1.5)]),
-    "scores": lambda: charts.piece_scores_chart([("ab", -1.0), ("b", -2.5), ("<c>", -1.0)]),
     "token tax": lambda: charts.token_tax_chart(
         pd.DataFrame({"language": ["English", "中文 <b>"], "gpt2": [1.0, 2.5], "o200k": [1.0, float("nan")]}),
         ["gpt2", "o200k"]),

@@ -1,6 +1,7 @@
 """playground/unigram_view.py: a Unigram trace as steps, and the lattice of one word."""
 from __future__ import annotations
 
+import html
 import math
 import re
 
@@ -109,23 +110,34 @@ def test_a_lattice_reads_only_the_pieces_inside_its_word(pieces, words, metaspac
     assert uv.richest_word(pieces, words, metaspace) == words[counts.index(max(counts))]
 
 
+def _bars(html_text: str) -> list[tuple[str, float, str]]:
+    """(the piece as shown, the bar's width in %, the figure beside it) of each bar, top first."""
+    rows = re.findall(r'<span class="mg-bar-label" title="[^"]*">(.*?)</span><span class="mg-bar-track" '
+                      r'title="[^"]*"><span class="mg-bar" style="width:([\d.]+)%;[^"]*"></span></span>'
+                      r'<span class="mg-bar-value" title="[^"]*">(.*?)</span>', html_text)
+    return [(html.unescape(p), float(w), html.unescape(v)) for p, w, v in rows]
+
+
 @settings(max_examples=100, deadline=None)
-@given(pieces=st.lists(st.tuples(st.text("abc", min_size=1, max_size=3), st.sampled_from([-3.0, -2.0, -1.5, -1.0])),
+@given(pieces=st.lists(st.tuples(st.text("ab<&", min_size=1, max_size=3), st.sampled_from([-3.0, -2.0, -1.5, -1.0])),
                        min_size=1, max_size=60),
        losses=st.lists(st.one_of(st.none(), st.sampled_from([0.5, 1.0, 2.0])), min_size=60, max_size=60))
-def test_the_unigram_charts_draw_the_top_pieces_in_order(pieces, losses):
-    """The scores chart draws the best-scored pieces, best first, ties by the piece; the pruned
-    chart the smallest losses first (none first: on no best path), ties by the piece: what sorting
-    every piece and taking the first UNIGRAM_TOP gives (they no longer sort them all)."""
-    def drawn(fig):
-        bar = fig.data[0]
-        return [fig.layout.yaxis.ticktext[i] for i in bar.y], list(bar.x)
-
+def test_the_pieces_bars_are_the_top_pieces_in_order(pieces, losses):
+    """The scores' bars are the best-scored pieces, best first, ties by the piece, each bar as long
+    as its score's size; the pruned bars the smallest losses first (none first: on no best path,
+    an empty bar), ties by the piece: what sorting every piece and taking the first UNIGRAM_TOP
+    gives (they no longer sort them all). Pieces are escaped."""
     best = sorted(pieces, key=lambda ps: (-ps[1], ps[0]))[:charts.UNIGRAM_TOP]
-    assert drawn(charts.piece_scores_chart(pieces)) == ([p for p, _ in best], [s for _, s in best])
+    drawn = _bars(charts.piece_scores_html(pieces))
+    assert [(p, v) for p, _, v in drawn] == [(p, f"score {s:.4f}") for p, s in best]
+    assert [w for _, w, _ in drawn] == [pytest.approx(100 * s / best[-1][1], abs=0.06) for _, s in best]
     pruned = list(zip([p for p, _ in pieces], losses))
     small = sorted(pruned, key=lambda pl: (pl[1] if pl[1] is not None else -1.0, pl[0]))[:charts.UNIGRAM_TOP]
-    assert drawn(charts.pruned_loss_chart(pruned)) == ([p for p, _ in small], [loss or 0.0 for _, loss in small])
+    drawn = _bars(charts.pruned_loss_html(pruned))
+    assert [(p, v) for p, _, v in drawn] == [(p, "never on a best path" if loss is None else f"loss {loss:.4g}")
+                                            for p, loss in small]
+    assert all(w == 0 for (_, w, _), (_, loss) in zip(drawn, small) if loss is None)
+    assert "<b" not in charts.piece_scores_html([("<b>", -1.0)]) + charts.pruned_loss_html([("<b>", 1.0)])
 
 
 def test_the_curves_mark_falls_where_the_figure_puts_the_step(trace):
