@@ -427,7 +427,7 @@ def unigram_steps(browser, url: str, floor: list[float], repeat: int) -> None:
         answered, over = timed_both(page, next_button.click, unigram_shown(k))
         steps.append(over)
         seen.append(answered)
-    print(row(f"Unigram step (KJV, {last} steps)", steps, floor))
+    print(row(f"Unigram step (KJV, {last + 1} steps)", steps, floor))
     print(row("  drawn (what the user sees)", seen, floor))
     print(phases_row(since))
     page.context.close()
