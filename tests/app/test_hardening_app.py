@@ -11,6 +11,7 @@ really runs is tests/test_browser_hardening.py's job.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -133,7 +134,8 @@ def markdown_texts(at: AppTest) -> list[str]:
 SAFE_TAGS = {"style", "div", "span", "code", "strong", "b", "table", "thead", "tbody", "tr", "th", "td", "br", "wbr",
              "ul", "li", "small"}   # ul, li, small: the merge trees (charts.merge_tree_html)
 SAFE_ATTRS = {"class", "title", "style", "data-tokenizer", "data-step", "data-card",   # data-card: the hover card, escaped like title
-              "data-last", "data-playing", "data-speed"}   # the Merges page's state marker: numbers of ours
+              "data-last", "data-playing", "data-speed",   # the Merges page's state marker: numbers of ours
+              "data-segmentations", "data-p", "data-keys"}  # the Unigram lattice's counts and shares, its marker
 
 
 class _Audit(HTMLParser):
@@ -640,3 +642,35 @@ def test_md_escape_shows_every_payload_literally():
     message = views.ignored_link_message([PAYLOADS[0]] * 7)
     audit_markdown(message)
     assert message.count("…") == 1 and message.startswith("Ignored the link parameters")
+
+
+def test_user_text_is_escaped_on_the_unigram_page():
+    """The Unigram page draws the corpus's pieces as HTML (the scores' and a pruning's bars, the
+    lattice, the sentence): with every payload in the corpus, each shows as text at every kind of
+    step, and nothing runs. Every element is audited."""
+    from core.unigram import UnigramConfig
+    from playground import unigram_control, unigram_view
+    from playground.state import UnigramKeys as UK
+    at = new_app()
+    paste(at, (PAYLOAD + " ") * 5 + "\n" + (PAYLOADS[0] + " ") * 9)
+    low, high = unigram_control.limits(state.get_corpus(at.session_state), UnigramConfig(vocab_size=100))
+    at.toggle(key=UK.ON).set_value(True).run()
+    assert high > low + 10
+    at.number_input(key=UK.VOCAB_SIZE).set_value(low).run()          # the smallest: prunings
+    train(at)
+    steps = unigram_view.iterations(state.get_unigram(at.session_state).trace)
+    kinds = {it.kind: it.index for it in reversed(steps)}       # the first step of each kind
+    assert {"seeds", "em", "prune", "final"} <= set(kinds)
+    goto(at, "pages/unigram.py")
+    for kind in ("seeds", "em", "prune", "final"):
+        at.slider(key=UK.STEP).set_value(kinds[kind]).run()
+        assert not at.exception, at.exception
+        shown = audit_page(at)
+        assert "mg-bars" in shown or kind == "prune" and "Pruned" in shown, kind
+    # a word typed into the lattice's box (AppTest's selectbox takes only offered ones: set as
+    # the box's callback sets it): '"><b>x</b>', its lattice drawn
+    view = state.get_unigram_view(at.session_state)
+    state.set_unigram_view(dataclasses.replace(view, word=PAYLOADS[5][:9]), at.session_state)
+    at.run()
+    assert not at.exception, at.exception
+    assert PAYLOADS[5][:9] in audit_page(at)
