@@ -94,8 +94,7 @@ def _frame(fig: go.Figure, **layout) -> go.Figure:
     """The settings every chart shares: projector fonts, transparent backgrounds, and the hover
     label's font large enough to read. `fig` holds the chart's traces only: its whole layout is
     given here, to a new figure of those traces at once (the figure update_layout would make, in
-    half the time: Plotly checks a layout given whole in one pass, and a Unigram step draws two
-    charts in its run)."""
+    half the time: Plotly checks a layout given whole in one pass)."""
     fig = go.Figure(data=fig.data, layout=dict(font=FONT, paper_bgcolor=CLEAR, plot_bgcolor=CLEAR,
                                                hoverlabel=dict(font_size=16), **layout))
     # Streamlit's chart theme sets the axes' own font sizes (13.5 px), which win over font=FONT:
@@ -544,7 +543,7 @@ def _piece_bars_html(title: str, rows: list[tuple[str, float, str, str]]) -> str
         cells.append(f'<span class="mg-bar-label"{card}>{markup.text(piece)}</span>'
                      f'<span class="mg-bar-track"{card}><span class="mg-bar" style="width:{100 * length / largest:.1f}%;'
                      f'background:{colour}"></span></span><span class="mg-bar-value"{card}>{markup.text(figure)}</span>')
-    return f'<div class="mg-bars ug-bars"><div class="mg-bars-title">{title}</div>{"".join(cells)}</div>'
+    return f'<div class="mg-bars"><div class="mg-bars-title">{title}</div>{"".join(cells)}</div>'
 
 
 def pruned_loss_html(pruned, top: int = UNIGRAM_TOP) -> str:
