@@ -491,8 +491,10 @@ def unigram_curves(steps) -> go.Figure:
                                             _UNIGRAM_DOMAINS, ranges):
         layout["xaxis" + ax] = dict(domain=[x0, x1], anchor="y" + ax, title=_axis_title("step"), automargin=False,
                                     tickformat="d", nticks=8, range=list(_unigram_step_range(steps)))
-        layout["yaxis" + ax] = dict(anchor="x" + ax, automargin=False, nticks=5, tickformat="~s" if not ax else ".3~g",
-                                    tickfont=dict(size=16), range=list(y_range))
+        # the loss in Plotly's own format, as many decimals as its ticks' spacing needs: three
+        # significant digits wrote "505" on every tick of a small corpus's loss (505.1 to 505.3)
+        layout["yaxis" + ax] = dict(anchor="x" + ax, automargin=False, nticks=5, tickfont=dict(size=16),
+                                    range=list(y_range), **({} if ax else {"tickformat": "~s"}))
         layout["annotations"].append(dict(text=title, x=(x0 + x1) / 2, y=1.0, xref="paper", yref="paper",
                                           xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=19)))
     return _frame(go.Figure(data=data), **layout)
