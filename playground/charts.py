@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 
 from core.trainer import MergeStep, Trace
 from playground import markup
+from playground.spans import show_invisible
 
 FONT = dict(size=18)
 WINNER, TIED, OTHER = "#C1121F", "#F4A261", "#8D99AE"
@@ -537,12 +538,15 @@ def _piece_bars_html(title: str, rows: list[tuple[str, float, str, str]]) -> str
     """Pieces as horizontal bars in the page's HTML (style.css, .mg-bars, as pair_bars_html: a
     Plotly figure here was drawn anew at every Unigram step, most of the browser's work for one).
     rows: (piece, bar length >= 0, colour, the figure written beside it), first at the top; each
-    row's hover says the piece and its figure. Every piece of text is escaped (markup)."""
+    row's hover says the piece and its figure. A piece made only of characters that draw nothing
+    (a zero-width joiner, a variation selector: an emoji corpus has them) is named, as the token
+    views name it: "⟨ZWJ⟩", not a blank label. Every piece of text is escaped (markup)."""
     largest = max((length for _, length, _, _ in rows), default=0.0) or 1.0
     cells = []
     for piece, length, colour, figure in rows:
-        card = f' title="{markup.attr(f"{piece}: {figure}")}"'
-        cells.append(f'<span class="mg-bar-label"{card}>{markup.text(piece)}</span>'
+        shown = show_invisible(piece)
+        card = f' title="{markup.attr(f"{shown}: {figure}")}"'
+        cells.append(f'<span class="mg-bar-label"{card}>{markup.text(shown)}</span>'
                      f'<span class="mg-bar-track"{card}><span class="mg-bar" style="width:{100 * length / largest:.1f}%;'
                      f'background:{colour}"></span></span><span class="mg-bar-value"{card}>{markup.text(figure)}</span>')
     return f'<div class="mg-bars"><div class="mg-bars-title">{title}</div>{"".join(cells)}</div>'

@@ -27,6 +27,7 @@ from typing import Optional, Sequence
 from core.unigram import METASPACE, UNK_PENALTY, UnigramTrace, metaspace_word
 from core.unigram_reference import build_lattice, viterbi
 from playground import markup
+from playground.spans import show_invisible
 
 KINDS = ("seeds", "em", "prune", "final")
 MAX_LATTICE_CHARS = 10          # a longer word has too many segmentations to list (up to 2^(n-1))
@@ -233,7 +234,8 @@ def _lattice(table: _PieceTable, word: str, metaspace: bool = True, max_piece_le
 # ---------------------------------------------------------------- HTML
 
 def _show(piece: str) -> str:
-    return markup.text(piece)
+    """A piece or character as drawn: one that draws nothing (a zero-width joiner) named, escaped."""
+    return markup.text(show_invisible(piece))
 
 
 def lattice_html(lat: WordLattice, rows: int = MAX_ROWS) -> str:
@@ -256,7 +258,7 @@ def lattice_html(lat: WordLattice, rows: int = MAX_ROWS) -> str:
         out.append(f'<div class="{cls}" style="grid-row:{row};grid-column:1 / {n + 3}"></div>')
         for piece, b, e in seg.pieces:
             unk = piece == UNKNOWN      # drawn as its character, dashed red; the tooltip says unknown
-            title = f"{lat.word[b:e]}: unknown ({UNKNOWN})" if unk else piece
+            title = f"{lat.word[b:e]}: unknown ({UNKNOWN})" if unk else show_invisible(piece)
             out.append(f'<div class="ug-piece{" ug-unk" if unk else ""}" style="grid-row:{row};grid-column:{b + 1} / {e + 1}" '
                        f'title="{markup.attr(title)}">{_show(lat.word[b:e] if unk else piece)}</div>')
         pct = seg.probability * 100
@@ -283,10 +285,6 @@ def lattice_caption(lat: WordLattice) -> str:
             f"({best.probability:.1%}), which encoding would use." + (
                 " A character no piece covers is the unknown piece." if lat.unknown else ""))
 
-
-def show_piece(piece: str) -> str:
-    """A piece as the charts label it: ▁ kept (it marks a word's start)."""
-    return piece if piece else "∅"
 
 
 __all__ = ["Iteration", "iterations", "describe", "last_loss", "short_words", "Segmentation", "WordLattice",

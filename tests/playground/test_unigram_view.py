@@ -140,6 +140,20 @@ def test_the_pieces_bars_are_the_top_pieces_in_order(pieces, losses):
     assert "<b" not in charts.piece_scores_html([("<b>", -1.0)]) + charts.pruned_loss_html([("<b>", 1.0)])
 
 
+def test_a_piece_that_draws_nothing_is_named():
+    """A piece made only of zero-width characters (an emoji corpus's joiner or variation selector)
+    is named in the bars, their hovers and the lattice, as the token views name it, not drawn as
+    a blank label; a piece with a visible character keeps its joiner as it is."""
+    drawn = _bars(charts.piece_scores_html([("\u200d", -1.0), ("\ufe0f", -2.0), ("a\u200d", -3.0)]))
+    assert [p for p, _, _ in drawn] == ["⟨ZWJ⟩", "⟨VS16⟩", "a\u200d"]
+    assert 'title="⟨ZWJ⟩: score -1.0000"' in charts.piece_scores_html([("\u200d", -1.0)])
+    assert [p for p, _, _ in _bars(charts.pruned_loss_html([("\u200c", None)]))] == ["⟨ZWNJ⟩"]
+    lat = uv.word_lattice([("a", -1.0), ("\u200d", -1.0), ("b", -1.0)], "a\u200db", metaspace=False)
+    grid = uv.lattice_html(lat)
+    assert grid.count(">⟨ZWJ⟩</div>") == 2        # its column's header and its piece on the one path
+    assert 'title="⟨ZWJ⟩"' in grid
+
+
 def test_the_curves_mark_falls_where_the_figure_puts_the_step(trace):
     """The curves' figure is the same at every step (the browser keeps it as drawn); the step's
     mark, laid over it, puts its lines at the step and its dots on the vocabulary size there and on
