@@ -4,7 +4,7 @@ Widgets -> the trace (trained on the Corpus page, read only) -> pure helpers
 (playground.unigram_view, charts) -> render. A step is one EM step or one pruning (step 0: the
 seed pieces; the last: the final vocabulary); the same keys as the Merges page step it
 (← → Home End Space: playground/merges_keys.js, told by the state marker to click this page's
-buttons).
+buttons). A step reruns only the fragment holding all of that (_stepped), not the app around it.
 
     this step     one sentence; vocabulary size and loss over the whole run, this step marked
     pieces        a pruning: the pieces it removed as bars of their loss; otherwise the pieces'
@@ -98,38 +98,47 @@ if result is None:
     st.page_link("pages/corpus.py", label="Go to the Corpus page", icon=":material/description:")
     st.stop()
 
-steps = uc.steps_of(result)
-last = len(steps) - 1
-current = uc.current_step(result)
-view = uc.get_view()
-it = steps[current]
-trace = result.trace
-
 st.caption(f"Trained on: {views.md_escape(result.corpus_name)} · keys, wherever you clicked: ← → step, "
            "Home / End first and last, Space play or pause")
 with st.container(key=merges_control.KEYS_BOX):   # hidden (style.css): the keys and autoplay, run by the browser
     st.html(merges_control.keys_script(), unsafe_allow_javascript=True)
-    st.markdown(merges_control.state_marker(current, last, view.playing, view.speed, keys="unigram"),
-                unsafe_allow_html=True)
-_controls(view, current, last)
-st.markdown(f'<div class="mg-sentence mg-small" data-step="{current}">'
-            f'{markup.text(uv.describe(steps, current))}</div>', unsafe_allow_html=True)
-for note in trace.notes:
-    st.warning(f"{UNIGRAM_LABEL}: {views.md_escape(note)}.", icon=":material/content_cut:")
 
-# one under the other: side by side, at 1024 pixels with the sidebar open, the titles ran together
-# the figure is the same at every step; the step's mark is a few spans laid over it
-# (style.css: .st-key-unigram_curve_marks)
-with st.container(key=K.CURVES_BOX):
-    _plot(uc.curves_chart(result), K.CURVES)
-    with st.container(key=K.CURVE_MARKS):
-        st.html(charts.unigram_curve_marks(steps, current))
-st.caption("Over the whole training: EM re-scores the pieces (and drops those expected less than half a "
-           "time), each pruning removes the least useful; the loss is the corpus's negative log-likelihood "
-           "per word under the pieces the EM step started from. The red dot and dashed line mark this step.")
-_pieces(it)
 
-st.header("One word's lattice")
-corpus = state.get_corpus()
-words, richest = uc.lattice_choice(result, corpus)
-_lattice(it, words, richest, view, trace.config.metaspace)
+@st.fragment
+def _stepped(result) -> None:
+    """Everything a step changes: a button, the slider, a key (merges_keys.js clicks the buttons)
+    or the lattice's word reruns only this, not the app around it (its frame, sidebar, title)."""
+    steps = uc.steps_of(result)
+    last = len(steps) - 1
+    current = uc.current_step(result)
+    view = uc.get_view()
+    it = steps[current]
+    trace = result.trace
+    with st.container(key=K.MARKER):   # hidden (style.css): what the keys and autoplay read
+        st.markdown(merges_control.state_marker(current, last, view.playing, view.speed, keys="unigram"),
+                    unsafe_allow_html=True)
+    _controls(view, current, last)
+    st.markdown(f'<div class="mg-sentence mg-small" data-step="{current}">'
+                f'{markup.text(uv.describe(steps, current))}</div>', unsafe_allow_html=True)
+    for note in trace.notes:
+        st.warning(f"{UNIGRAM_LABEL}: {views.md_escape(note)}.", icon=":material/content_cut:")
+
+    # one under the other: side by side, at 1024 pixels with the sidebar open, the titles ran together
+    # the figure is the same at every step; the step's mark is a few spans laid over it
+    # (style.css: .st-key-unigram_curve_marks)
+    with st.container(key=K.CURVES_BOX):
+        _plot(uc.curves_chart(result), K.CURVES)
+        with st.container(key=K.CURVE_MARKS):
+            st.html(charts.unigram_curve_marks(steps, current))
+    st.caption("Over the whole training: EM re-scores the pieces (and drops those expected less than half a "
+               "time), each pruning removes the least useful; the loss is the corpus's negative log-likelihood "
+               "per word under the pieces the EM step started from. The red dot and dashed line mark this step.")
+    _pieces(it)
+
+    st.header("One word's lattice")
+    corpus = state.get_corpus()
+    words, richest = uc.lattice_choice(result, corpus)
+    _lattice(it, words, richest, view, trace.config.metaspace)
+
+
+_stepped(result)

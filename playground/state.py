@@ -441,6 +441,7 @@ class UnigramKeys:
     SPEED = "unigram_speed"
     STEP = "unigram_step"
     WORD = "unigram_word"
+    MARKER = "unigram_marker"     # the step's state marker (merges_keys.js reads it); style.css hides it
     CURVES = "unigram_curves"
     CURVES_BOX = "unigram_curves_box"     # the curves and, laid over them (style.css), the step's mark
     CURVE_MARKS = "unigram_curve_marks"
