@@ -29,7 +29,7 @@ Figures (p50 / p95 / max, and the ratio to the floor's p50 / p95):
                      seconds, so less swayed by the machine's load than the wall time) and the
                      main area's element count
     drawn            the page draws a step its stepper holds before the run it starts has ended
-                     (playground/static/merges_stepper.js): from the click until the step is shown
+                     (playground/static/browser_stepper.js): from the click until the step is shown
                      and painted, whether or not that run is still under way. The rows above wait
                      for the run's end too, as the issue's target reads
   keys               five quick -> presses: how many steps they made
@@ -401,14 +401,16 @@ def measure_app(browser, url: str, floor: list[float], args) -> None:
 
 
 def unigram_shown(k: int) -> str:
-    """The Unigram page shows step k: its state marker and its sentence."""
-    return (f"() => !!document.querySelector('.mg-state[data-keys=\"unigram\"][data-step=\"{k}\"]') && "
-            f"(document.querySelector('.mg-sentence') || {{}}).textContent.startsWith('Step {k} of')")
+    """The Unigram page shows step k: its stepper's state marker, its sentence and the curves' mark."""
+    return (f"() => !!document.querySelector('.mg-state[data-step=\"{k}\"]') && "
+            f"!!document.querySelector('.mg-sentence[data-step=\"{k}\"]') && "
+            f"!!document.querySelector('.mg-curve-marks[data-step=\"{k}\"]')")
 
 
 def unigram_steps(browser, url: str, floor: list[float], repeat: int) -> None:
     """Next on the Unigram page: the KJV trained from the page with "Train Unigram too" (its default
-    vocabulary size), each step a whole run of the page (its buttons; the keys click them)."""
+    vocabulary size), each step drawn by the browser from the stepper's window, then a run of the
+    page's step fragment (browser_stepper.js, as on the Merges page)."""
     _, page = open_timed(browser, url)
     page.get_by_role("combobox", name="Preset").click()
     timed(page, page.get_by_role("option", name=KJV).first.click)
@@ -417,7 +419,7 @@ def unigram_steps(browser, url: str, floor: list[float], repeat: int) -> None:
     timed(page, page.get_by_role("button", name=re.compile("^Train all four")).click)
     page.get_by_text("Trained all four").first.wait_for(timeout=WAIT)
     timed(page, page.get_by_test_id("stSidebarNav").get_by_role("link", name="Unigram").click)
-    marker = page.locator('.mg-state[data-keys="unigram"]')
+    marker = page.locator(".mg-state")
     marker.wait_for(state="attached", timeout=WAIT)
     last = int(marker.get_attribute("data-last"))
     next_button = page.get_by_role("button", name="Next")

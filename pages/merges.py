@@ -6,7 +6,7 @@ the corpus preview is encoded once per (trace, step) and cached.
 
     controls    first / previous / play-pause / next / last buttons with keys (Home, Left, Space,
                 Right, End, wherever the focus is), a slider to any step, autoplay at a chosen speed:
-                the stepper, drawn and run by the browser (playground/merges_stepper.py)
+                the stepper, drawn and run by the browser (playground/browser_stepper.py)
     this step   one sentence (pair, new token and id, count or score, the tie and its rule), the
                 top pairs as bars, WordPiece's count against score, the words the merge changed
     training    tokens, characters per token and vocabulary size over the whole run, step marked
@@ -28,7 +28,6 @@ from core.errors import PlaygroundError
 from core.trainer import MODELS, Trace
 from playground import charts, html_panel, live_text, markup, state, stepper, unigram_control, unigram_view, views
 from playground import merges_control as mc
-from playground import merges_stepper
 from playground.state import MODEL_LABELS, MergesKeys as K, Results
 from playground.startup import through_app
 
@@ -82,10 +81,10 @@ def _step_parts(trace: Trace, k: int, facts: mc.TraceFacts) -> dict[str, str]:
     first = stepper.step_at(trace, max(k, 1))
     has = first is not None and bool(first.candidates)
     parts[K.pairs(model)] = mc.pair_chart(trace, facts, first.index) if has else ""
-    parts[K.PAIRS_NOTE] = _caption(_pairs_note(trace, k, first, len(first.candidates))) if has else ""
+    parts[K.PAIRS_NOTE] = markup.caption(_pairs_note(trace, k, first, len(first.candidates))) if has else ""
     if trace.config.score_rule == "likelihood":
         parts[K.SCORES] = charts.count_vs_score_html(first) if has else ""
-        parts[K.SCORES_NOTE] = _caption(("Before any merge: each" if k == 0 else "Each")
+        parts[K.SCORES_NOTE] = markup.caption(("Before any merge: each" if k == 0 else "Each")
                                         + " candidate's count against its score count / (count(x)·count(y)): "
                                           "a pair of rare symbols can outscore a more frequent one.") if has else ""
     step = stepper.step_at(trace, k)
@@ -98,7 +97,7 @@ def _step_parts(trace: Trace, k: int, facts: mc.TraceFacts) -> dict[str, str]:
     else:
         rows = stepper.changed_rows(trace, step, None, facts.token_ids, facts.tokenizer)
         parts[K.changed(model)] = stepper.changed_html(rows)
-        parts[K.CHANGED_NOTE] = _caption(stepper.changed_caption(step, len(rows)))
+        parts[K.CHANGED_NOTE] = markup.caption(stepper.changed_caption(step, len(rows)))
     return parts
 
 
@@ -133,18 +132,18 @@ def _column_part(trace: Trace, k: int, facts: mc.TraceFacts) -> str:
     shown = min(k, len(trace.steps))
     out = []
     if shown < k:
-        out.append(_caption(f"Finished at step {shown:,}: its last merge is shown."))
+        out.append(markup.caption(f"Finished at step {shown:,}: its last merge is shown."))
     s = stepper.describe_step(trace, shown, facts.token_ids, facts.tokenizer)
     out.append(f'<div class="mg-sentence mg-small" data-step="{shown}">{s.html}</div>')
     first = stepper.step_at(trace, max(shown, 1))
     if first is not None and first.candidates:
         out.append(mc.pair_chart(trace, facts, first.index, LOCKSTEP_TOP))
-        out.append(_caption(_pairs_note(trace, shown, first, min(len(first.candidates), LOCKSTEP_TOP))))
+        out.append(markup.caption(_pairs_note(trace, shown, first, min(len(first.candidates), LOCKSTEP_TOP))))
     step = stepper.step_at(trace, shown)
     if step is not None:
         rows = stepper.changed_rows(trace, step, LOCKSTEP_WORDS, facts.token_ids, facts.tokenizer)
         out.append(stepper.changed_html(rows, True))
-        out.append(_caption(stepper.changed_caption(step, len(rows))))
+        out.append(markup.caption(stepper.changed_caption(step, len(rows))))
     return "".join(out)
 
 
@@ -159,10 +158,10 @@ def _lockstep_parts(results: Results, k: int, model: str) -> dict[str, str]:
         shown = min(k, len(steps) - 1)
         parts[K.UNIGRAM_COLUMN] = (
             f'<div class="mg-sentence mg-small" data-step="{shown}">{markup.text(unigram_view.describe(steps, shown))}</div>'
-            + _caption("Unigram's steps are EM steps and prunings, not merges"
+            + markup.caption("Unigram's steps are EM steps and prunings, not merges"
                        + (f"; it finished at step {shown:,}" if shown < k else "") + "."))
     finished = len(results.trace(model).steps)
-    parts[K.DETAIL_NOTE] = _caption(f"{MODEL_LABELS[model]} finished at step {finished:,}.") if finished < k else ""
+    parts[K.DETAIL_NOTE] = markup.caption(f"{MODEL_LABELS[model]} finished at step {finished:,}.") if finished < k else ""
     return parts
 
 
@@ -182,11 +181,6 @@ def _lockstep(parts: dict[str, str], model: str) -> None:
 
 
 # ---------------------------------------------------------------- below the step: hosts its fragment feeds
-
-def _caption(text: str) -> str:
-    """A caption in a host's HTML (style.css: .mg-caption, as the page's st.caption)."""
-    return f'<div class="mg-caption">{markup.text(text)}</div>'
-
 
 def _corpus_parts(results: Results, trace: Trace, k: int) -> dict[str, str]:
     try:
@@ -213,7 +207,7 @@ def _corpus_parts(results: Results, trace: Trace, k: int) -> dict[str, str]:
         scope = f"its first {cv.shown:,} of {cv.total:,} words" if cv.truncated else f"its {cv.total:,} words"
         note = f"{why}: {scope} with their counts, as {label} splits them after step {k:,}.{made}"
     # thousands of boxes, drawn only as far as scrolled to (html_panel); in a box that scrolls
-    return {K.CORPUS: f'<div class="tp-scroll mg-corpus">{cv.html}</div>', K.CORPUS_NOTE: _caption(note)}
+    return {K.CORPUS: f'<div class="tp-scroll mg-corpus">{cv.html}</div>', K.CORPUS_NOTE: markup.caption(note)}
 
 
 def _tree_parts(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) -> dict[str, str]:
@@ -224,7 +218,7 @@ def _tree_parts(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesVi
     chosen = view.tree_token
     token = chosen if chosen is not None else (step.token if step is not None else None)
     if token is None:
-        return {K.TREE: "", K.TREE_NOTE: _caption("At step 0 nothing is merged yet: every token is a symbol of the "
+        return {K.TREE: "", K.TREE_NOTE: markup.caption("At step 0 nothing is merged yet: every token is a symbol of the "
                                                   "alphabet. Pick a token below.")}
     if token not in facts.token_ids:
         return {K.TREE: "", K.TREE_NOTE: ""}   # said once, by _view (the picked token is not a step's)
@@ -238,7 +232,7 @@ def _tree_parts(trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesVi
         later = f", after this step ({k:,})" if made > k else ""
         note = (f"How {shown} was built, merge by merge down to the alphabet (green): each orange box is a token "
                 f"and the step that made it. This one was made at step {made:,}{later}.")
-    return {K.TREE: tree, K.TREE_NOTE: _caption(note)}
+    return {K.TREE: tree, K.TREE_NOTE: markup.caption(note)}
 
 
 def view_parts(results: Results, trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) -> dict[str, str]:
@@ -335,7 +329,7 @@ def _stepped(results: Results) -> None:
     run it then starts applies what it told and sends the steps the window lacks, only this
     function's elements: the title, the stylesheet, the hosts and the sidebar are neither rerun nor
     sent again (docs/architecture.md, "The Merges page's step")."""
-    told = merges_stepper.apply_told(results)
+    told = mc.apply_told(results)
     view = mc.get_view()
     last = mc.last_step(results, view)
     current = mc.current_step(results, view)
@@ -345,7 +339,7 @@ def _stepped(results: Results) -> None:
     facts = mc.facts_of(results, trace)
     # step k's HTML for the hosts (_view): the single view's step or lockstep's columns, the curves'
     # mark, the corpus, the merge tree
-    merges_stepper.show(view, facts, current, last, lambda k: view_parts(results, trace, k, facts, view))
+    mc.show_stepper(view, facts, current, last, lambda k: view_parts(results, trace, k, facts, view))
 
 
 _which(mc.get_view())

@@ -18,3 +18,8 @@ def text(s: str) -> str:
 def attr(s: str) -> str:
     """Text for a double-quoted attribute value that keeps `'` as typed: & < > " escaped."""
     return _html.escape(s, quote=False).replace('"', "&quot;")
+
+
+def caption(s: str) -> str:
+    """A caption in a panel's HTML, as st.caption draws one (style.css: .mg-caption)."""
+    return f'<div class="mg-caption">{text(s)}</div>'

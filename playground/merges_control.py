@@ -1,7 +1,7 @@
 """The Merges page's machinery: its cached reads of a trace, its view state and callbacks, the
 link (query parameters) that reopens a view, and the background drawing of the steps ahead.
 pages/merges.py draws; this module decides what it shows (the step's controls, keys and autoplay:
-merges_stepper.py).
+browser_stepper.py).
 
     facts_of(results, trace), corpus_view(...), pair_chart(...)
                                           cached per trace (and step): once for every session
@@ -9,7 +9,7 @@ merges_stepper.py).
     get_view(), set_view(...), go_to(step)    the view (state.MergesView) and the steps (state.get_step)
     on_model, on_lockstep, on_tree        the other controls' callbacks
     open_link(results), write_link(...)   the URL: applied once when it changes, written back (a step: by the browser)
-    state_marker(...), keys_script()      the Unigram page's keys and autoplay (merges_keys.js)
+    apply_told(results), show_stepper(...)    the step's controls, drawn by the browser (browser_stepper.py)
     warm(results)                         right after training: what the first steps need, drawn ahead
     warm_browser()                        the Corpus page's hidden chart: the browser loads Plotly's code early
 
@@ -17,10 +17,8 @@ Pure helpers (what a step says and shows, the URL's parsing) are in stepper.py; 
 """
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Optional
 
 import streamlit as st
@@ -28,7 +26,7 @@ import streamlit as st
 from core import presets
 from core.errors import PlaygroundError
 from core.trainer import MODELS, Trace
-from playground import charts, labels, state, stepper, training
+from playground import browser_stepper, charts, labels, state, stepper, training
 from playground.state import MODEL_LABELS, Corpus, MergesKeys as K, Results, Settings
 
 CURRENT = "\x00this step"       # the merge tree's first choice: follow the current step's token
@@ -225,7 +223,7 @@ def open_link(results: Optional[Results]) -> tuple[Optional[Results], list[str]]
 def write_link(results: Results, view: state.MergesView, step: int, told: bool = False) -> None:
     """The view's address. A run that took the stepper's tell (`told`) and differs from the
     address last written only in its step writes nothing: the stepper has written that step into
-    the address itself (merges_stepper.js: address), and each address the server writes makes
+    the address itself (browser_stepper.js: address), and each address the server writes makes
     Streamlit redraw its whole app in the browser, ~20 ms of a step's run. The next run that writes
     writes the step too; until then Streamlit sends the address it last wrote with each run, which
     is the one the page last wrote (`view.url`), so it opens no link."""
@@ -275,28 +273,51 @@ def corpus_at(results: Results, trace: Trace, k: int) -> tuple[stepper.CorpusVie
     return cv, same
 
 
-KEYS_JS = Path(__file__).with_name("merges_keys.js")
-KEYS_BOX = "merges_keys"     # the container of the script; style.css hides it (.st-key-merges_keys)
+KEYS_BOX = "merges_keys"     # hidden (style.css): the page's hover script for corpus tokens (live_text)
 CHART_WARM_BOX = "merges_chart_warm"   # the Corpus page's hidden chart (the browser's Plotly loaded early)
 
 
-def state_marker(step: int, last: int, playing: bool, speed: float, keys: str = "merges") -> str:
-    """What the browser's key handler and autoplay read (merges_keys.js): an empty span.
-    state_marker(3, 43, False, 1.0) ==
-        '<span class="mg-state" data-step="3" data-last="43" data-playing="0" data-speed="1"></span>'"""
-    return (f'<span class="mg-state" data-step="{int(step)}" data-last="{int(last)}" '
-            f'data-playing="{int(bool(playing))}" data-speed="{float(speed):g}"'
-            + (f' data-keys="{keys}"' if keys != "merges" else "") + "></span>")
+# ---------------------------------------------------------------- the stepper (browser_stepper.py)
+
+SLIDER_HELP = "Step 0 is the alphabet before any merge; step k shows the k-th merge."
 
 
-def keys_script() -> str:
-    """The page's keys and autoplay, as a <script> for st.html(..., unsafe_allow_javascript=True).
-    Our own file, no user text in it. Streamlit's sanitizer drops a script whose text looks like
-    it holds a tag (silently: the page would simply have no keys), so none may."""
-    code = KEYS_JS.read_text(encoding="utf-8")
-    if re.search(r"<[A-Za-z/!]", code):
-        raise ValueError(f"{KEYS_JS.name} must not contain '<' before a letter, '/' or '!'")
-    return "<script>" + code + "</script>"
+def view_key(facts: TraceFacts, view: state.MergesView) -> str:
+    """What a step's HTML depends on besides the step: the trace, the merge tree's token, lockstep
+    (the single view's step is drawn by the lockstep grid then)."""
+    return browser_stepper.digest((facts.key, view.tree_token, view.lockstep))
+
+
+def trace_digest(facts: TraceFacts) -> str:
+    """The trace in view, as the page names it in its tells."""
+    return browser_stepper.digest(facts.key)
+
+
+def apply_told(results: Results) -> bool:
+    """Take the page's newest tell: its step, play state and speed, when it was for the trace in
+    view. Returns whether a tell was taken (the page has written its step into the address:
+    write_link)."""
+    view = get_view()
+    tell = browser_stepper.take(K.STEPPER, view.told, trace_digest(facts_of(results, results.trace(view.model))))
+    if tell is None:
+        return False
+    if tell.taken:
+        if tell.step is not None:
+            go_to(tell.step)
+        changes: dict = {"playing": tell.playing and current_step(results, get_view()) < last_step(results, get_view())}
+        if tell.speed is not None:
+            changes["speed"] = tell.speed
+        set_view(**changes)
+    set_view(told=tell.seq)
+    return tell.taken
+
+
+def show_stepper(view: state.MergesView, facts: TraceFacts, current: int, last: int, parts_at) -> None:
+    """The stepper with the window of steps the page lacks: `parts_at(k)` is step k's host key ->
+    HTML (pages/merges.py: view_parts)."""
+    browser_stepper.show(K.STEPPER, view=view_key(facts, view), trace=trace_digest(facts), current=current, last=last,
+                         playing=view.playing, speed=view.speed, last_told=view.told, parts_at=parts_at,
+                         slider_help=SLIDER_HELP)
 
 
 # ---------------------------------------------------------------- the pair chart, readable

@@ -272,6 +272,7 @@ class UnigramView:
     word: Optional[str] = None          # None: a short word of the corpus, picked by the page
     playing: bool = False
     speed: float = 1.0
+    told: int = 0                       # the stepper's last tell applied (unigram_control.apply_told)
 
 
 def get_unigram_view(session: Optional[MutableMapping] = None) -> UnigramView:
@@ -381,7 +382,7 @@ class CorpusKeys:
 class MergesKeys:
     MODEL = "merges_model"
     LOCKSTEP = "merges_lockstep"
-    STEPPER = "merges_stepper"            # the step's controls, keys, autoplay and steps (merges_stepper.js)
+    STEPPER = "merges_stepper"            # the step's controls, keys, autoplay and steps (browser_stepper.js)
     SCORES = "merges_scores"
     CURVES = "merges_curves"
     CURVES_BOX = "merges_curves_box"      # the curves and, laid over them (style.css), the step's mark
@@ -432,21 +433,18 @@ class UnigramKeys:
     SUB_ITERATIONS = "corpus_unigram_n_sub_iterations"
     UNK_TOKEN = "corpus_unigram_unk_token"
     FIT = "corpus_unigram_fit"
-    # the Unigram page (FIRST … LAST: merges_keys.js clicks them, data-keys="unigram")
-    FIRST = "unigram_first"
-    PREV = "unigram_prev"
-    PLAY = "unigram_play"
-    NEXT = "unigram_next"
-    LAST = "unigram_last"
-    SPEED = "unigram_speed"
-    STEP = "unigram_step"
+    # the Unigram page
+    STEPPER = "unigram_stepper"         # the step's controls, keys, autoplay and steps (browser_stepper.js)
     WORD = "unigram_word"
-    MARKER = "unigram_marker"     # the step's state marker (merges_keys.js reads it); style.css hides it
     CURVES = "unigram_curves"
     CURVES_BOX = "unigram_curves_box"     # the curves and, laid over them (style.css), the step's mark
     CURVE_MARKS = "unigram_curve_marks"
-    PRUNED = "unigram_pruned"
-    SCORES = "unigram_scores"
+    LATTICE_BOX = "unigram_lattice"
+    # the hosts a step is drawn into (html_panel.host; the stepper's window carries their HTML)
+    SENTENCE = "unigram_sentence"
+    CURVE_MARKS_PANEL = "unigram_curve_marks_panel"
+    PIECES = "unigram_pieces"
+    LATTICE = "unigram_lattice_panel"
 
 
 class CompareKeys:

@@ -4,7 +4,7 @@ step, the link — each small, all reading one trace; the page's control flow is
 
 Everything here reads a `Trace` (immutable, shared) and returns plain values, text or escaped
 HTML; nothing retrains or recounts. No Streamlit: tested without a browser or an AppTest.
-    steps        clamp_step, navigate, step_at: step k (0 = before any merge, k = after merge k)
+    steps        clamp_step, step_at: step k (0 = before any merge, k = after merge k)
     the sentence describe_step: the pair, the new token and id, its count (WordPiece: score and
                  count), and the tie: how many pairs shared the top value, which rule took this one
     words        changed_rows, changed_caption, changed_html: `n e w es t` → `n e w est` ×6
@@ -46,7 +46,6 @@ PREVIEW_CHARS = min(6_000, MAX_DRAWN_CHARS)
 TABLE_WORDS = 500                   # a word-count table: at most its first 500 words
 SPEEDS = (0.5, 1.0, 2.0, 4.0)       # autoplay: seconds per step
 DEFAULT_SPEED = 1.0
-NAV_ACTIONS = ("first", "prev", "next", "last")
 MAX_URL_TOKEN = 200                 # a longer `token` in a link is ignored
 _SHOWN_VALUE = 40                   # a bad URL value is quoted in its message up to this length
 
@@ -56,19 +55,6 @@ _SHOWN_VALUE = 40                   # a bad URL value is quoted in its message u
 def clamp_step(step: int, last: int) -> int:
     """clamp_step(9, 5) == 5; clamp_step(-1, 5) == 0."""
     return min(max(int(step), 0), max(last, 0))
-
-
-def navigate(action: str, current: int, last: int) -> int:
-    """The step a control leads to: navigate("next", 5, 5) == 5 (stays at the end)."""
-    if action == "first":
-        return 0
-    if action == "last":
-        return last
-    if action == "prev":
-        return clamp_step(current - 1, last)
-    if action == "next":
-        return clamp_step(current + 1, last)
-    raise ValueError(f"unknown action {action!r}: one of {', '.join(NAV_ACTIONS)}")
 
 
 def step_at(trace: Trace, k: int) -> Optional[MergeStep]:

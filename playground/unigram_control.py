@@ -10,6 +10,9 @@ size outside the window, before anything is replaced), then the three.
 Caches, as training.py's: one trace per (corpus, settings), shared by every session
 (UnigramTrace is a frozen dataclass of tuples); the steps and the tokenizer built once per trace.
 
+The page's step is drawn by the browser (browser_stepper.py, as on the Merges page): apply_told
+takes what it told, show_stepper sends it the steps it lacks.
+
 Not here: the algorithm (core/unigram.py), the pure views (unigram_view.py), the page (pages/unigram.py).
 """
 from __future__ import annotations
@@ -23,7 +26,7 @@ from core.errors import PlaygroundError
 from core.pipeline import NORMALIZERS, PRE_TOKENIZERS
 from core.trainer import TrainConfig
 from core.unigram import UnigramConfig, UnigramTokenizer, UnigramTrace, size_limits, train_unigram
-from playground import charts, state, stepper, training, unigram_view
+from playground import browser_stepper, charts, state, stepper, training, unigram_view
 from playground.state import UNIGRAM_LABEL, Corpus, UnigramKeys as K, UnigramResult, UnigramSettings
 
 PRE_TOKENIZERS_UNIGRAM = tuple(p for p in PRE_TOKENIZERS if p != "gpt2")   # it works on characters
@@ -209,31 +212,38 @@ def go_to(step: int) -> None:
     set_view(step=step, playing=view.playing and step < last)
 
 
-def on_nav(action: str) -> None:
-    result = state.get_unigram()
-    if result is not None:
-        go_to(stepper.navigate(action, current_step(result), last_step(result)))
+SLIDER_HELP = "Step 0: the seed pieces; then each EM step and each pruning; the last: the final vocabulary."
 
 
-def on_slider() -> None:
-    go_to(state.widget_value(K.STEP, 0))
+def trace_digest(result: UnigramResult) -> str:
+    """The trace in view, as the page names it in its tells."""
+    return browser_stepper.digest((result.cache_key, _settings_key(result.trace.config)))
 
 
-def on_play() -> None:
-    result = state.get_unigram()
-    if result is None:
+def apply_told(result: UnigramResult) -> None:
+    """Take the page's newest tell (browser_stepper.js): its step, play state and speed, when it
+    was for this trace."""
+    tell = browser_stepper.take(K.STEPPER, get_view().told, trace_digest(result))
+    if tell is None:
         return
+    if tell.taken:
+        if tell.step is not None:
+            go_to(tell.step)
+        changes: dict = {"playing": tell.playing and current_step(result) < last_step(result)}
+        if tell.speed is not None:
+            changes["speed"] = tell.speed
+        set_view(**changes)
+    set_view(told=tell.seq)
+
+
+def show_stepper(result: UnigramResult, word: Optional[str], parts_at) -> None:
+    """The stepper with the window of steps the page lacks: `parts_at(k)` is step k's host key ->
+    HTML (pages/unigram.py: step_parts); a step's HTML depends on the trace and the lattice's word."""
     view = get_view()
-    if view.playing:
-        set_view(playing=False)
-        return
-    if current_step(result) >= last_step(result):
-        go_to(0)
-    set_view(playing=True)
-
-
-def on_speed() -> None:
-    set_view(speed=float(state.widget_value(K.SPEED) or stepper.DEFAULT_SPEED))
+    browser_stepper.show(K.STEPPER, view=browser_stepper.digest((trace_digest(result), word)),
+                         trace=trace_digest(result), current=current_step(result), last=last_step(result),
+                         playing=view.playing, speed=view.speed, last_told=view.told, parts_at=parts_at,
+                         slider_help=SLIDER_HELP)
 
 
 def on_word() -> None:

@@ -100,33 +100,37 @@ def bar_labels(html_text: str) -> list[str]:
     return out
 
 
-# ---------------------------------------------------------------- the Merges page's stepper, headless
+# ---------------------------------------------------------------- a page's stepper, headless
+
+def _stepper_element(at):
+    from playground import browser_stepper
+    found = [e for e in at._tree if e.type == "bidi_component" and e.proto.component_name == browser_stepper.NAME]
+    assert len(found) == 1, f"{len(found)} steppers on the page"
+    return found[0]
+
 
 def stepper(at) -> dict:
-    """What the Merges page's stepper (merges_control.show_stepper) was given by the last run: its
-    step, last step, play state, speed, the tell applied, and its window of steps."""
-    from playground import merges_stepper
-    from playground.state import MergesKeys
-    found = [e for e in at._tree if e.type == "bidi_component" and e.key == MergesKeys.STEPPER]
-    assert len(found) == 1, f"{len(found)} steppers on the page"
-    return merges_stepper.stepper_data(found[0])
+    """What the page's stepper (browser_stepper.show: the Merges or the Unigram page's) was given by
+    the last run: its step, last step, play state, speed, the tell applied, and its window of steps."""
+    from playground import browser_stepper
+    return browser_stepper.stepper_data(_stepper_element(at))
 
 
 def tell(at, **changes):
     """Do what the browser's stepper does on a press: tell the server its new state (the next
     sequence number; step, playing and speed as they were unless changed), then run."""
-    from playground.state import MergesKeys
+    element = _stepper_element(at)
     now = stepper(at)
     told = {"seq": now["told"] + 1, "step": now["step"], "playing": now["playing"], "speed": now["speed"],
             "trace": now["trace"], "view": now["view"], "have": []}
     told.update(changes)
-    at.session_state[MergesKeys.STEPPER] = {"told": told}
+    at.session_state[element.key] = {"told": told}
     return at.run()
 
 
 def step_press(at, action: str):
     """A press of the stepper's button `action` (first, prev, play, next, last), as its script
-    makes it (merges_stepper.js: act)."""
+    makes it (browser_stepper.js: act)."""
     now = stepper(at)
     k, last = now["step"], now["last"]
     if action == "play":

@@ -27,9 +27,9 @@ from streamlit.testing.v1 import AppTest
 from core.limits import MAX_TRAINING_WORD_CHARS as MAX_WORD_CHARS, MAX_VOCAB_SIZE
 from core.trainer import MODELS
 from playground import session_file as sf
-from playground import html_panel, merges_control, state, views
+from playground import browser_stepper, html_panel, state, views
 from tests.app.conftest import COMPARE_TABS, INSPECT_TABS, goto, load_preset, new_app, paste, train
-from tests.support import APP, PAGES, PAYLOAD, PAYLOADS, ROOT
+from tests.support import APP, PAGES, PAYLOAD, PAYLOADS, ROOT, tell
 
 
 
@@ -102,8 +102,9 @@ def elements(at: AppTest):
 
 
 def html_bodies(at: AppTest) -> list[str]:
-    """HTML the browser will render as markup: st.html, st.markdown with unsafe_allow_html, and the
-    panels playground.html_panel sets into the page as they are (no sanitizer on the way)."""
+    """HTML the browser will render as markup: st.html, st.markdown with unsafe_allow_html, the
+    panels playground.html_panel sets into the page as they are (no sanitizer on the way), and every
+    step a stepper's window carries (browser_stepper.js sets them into those panels)."""
     out = []
     for node in elements(at):
         proto = getattr(node, "proto", None)
@@ -111,6 +112,8 @@ def html_bodies(at: AppTest) -> list[str]:
             out.append(proto.body)
         elif getattr(node, "type", None) == "bidi_component" and proto.component_name == html_panel.NAME:
             out.append(html_panel.drawn(node))
+        elif getattr(node, "type", None) == "bidi_component" and proto.component_name == browser_stepper.NAME:
+            out.extend(html for parts in browser_stepper.stepper_data(node)["window"].values() for html in parts.values())
         elif proto is not None and getattr(proto, "allow_html", False):
             out.append(proto.body)
     return out
@@ -134,8 +137,8 @@ def markdown_texts(at: AppTest) -> list[str]:
 SAFE_TAGS = {"style", "div", "span", "code", "strong", "b", "table", "thead", "tbody", "tr", "th", "td", "br", "wbr",
              "ul", "li", "small"}   # ul, li, small: the merge trees (charts.merge_tree_html)
 SAFE_ATTRS = {"class", "title", "style", "data-tokenizer", "data-step", "data-card",   # data-card: the hover card, escaped like title
-              "data-last", "data-playing", "data-speed",   # the Merges page's state marker: numbers of ours
-              "data-segmentations", "data-p", "data-keys"}  # the Unigram lattice's counts and shares, its marker
+              "data-segmentations", "data-p",   # the Unigram lattice's counts and shares
+              "data-kind"}                      # the Unigram pieces' bars: "prune" or "scores"
 
 
 class _Audit(HTMLParser):
@@ -189,8 +192,7 @@ def audit_markdown(text: str) -> None:
 
 def audit_page(at: AppTest) -> str:
     """Audit everything drawn; returns all HTML text, decoded, to check payloads show literally."""
-    # the one script allowed: the Merges page's keys and autoplay, our own file verbatim (no user text)
-    shown = [audit_html(body) for body in html_bodies(at) if body != merges_control.keys_script()]
+    shown = [audit_html(body) for body in html_bodies(at)]
     for text in markdown_texts(at):
         audit_markdown(text)
     return "\n".join(shown)
@@ -663,7 +665,7 @@ def test_user_text_is_escaped_on_the_unigram_page():
     assert {"seeds", "em", "prune", "final"} <= set(kinds)
     goto(at, "pages/unigram.py")
     for kind in ("seeds", "em", "prune", "final"):
-        at.slider(key=UK.STEP).set_value(kinds[kind]).run()
+        tell(at, step=kinds[kind])
         assert not at.exception, at.exception
         shown = audit_page(at)
         assert "mg-bars" in shown or kind == "prune" and "Pruned" in shown, kind

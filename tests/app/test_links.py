@@ -109,7 +109,7 @@ def test_a_pasted_corpus_settings_and_results_come_back_in_a_new_session(own_sto
     for _ in range(3):
         step_press(at, "next")
     # the server leaves the step in the address to the stepper's script, which writes it there
-    # (merges_stepper.js: address); AppTest runs no script, so the address a reload finds is made here
+    # (browser_stepper.js: address); AppTest runs no script, so the address a reload finds is made here
     assert params_of(at)["step"] == "0"
     merges_link = {**params_of(at), "step": "3"}
     assert merges_link["corpus"] == link["corpus"]

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.trainer import MODELS
-from playground import html_panel, labels, merges_control, merges_stepper, state
+from playground import browser_stepper, html_panel, labels, merges_control, state
 from playground import stepper as stepper_module
 from tests.app.conftest import new_app, trained_app
 from tests.support import APP, bar_labels, drawn_html, step_press, stepper, tell
@@ -235,7 +235,7 @@ def test_lockstep_steps_all_three_together():
 
 
 def test_autoplay_steps_and_stops_at_the_end():
-    """Autoplay runs in the browser (merges_stepper.js): it steps on its clock and tells the server
+    """Autoplay runs in the browser (browser_stepper.js): it steps on its clock and tells the server
     each step, with its play state; the server keeps the state (for the link and a reopened page)."""
     at = trained("seed-004")
     press(at, "play")
@@ -258,7 +258,7 @@ def test_autoplay_steps_and_stops_at_the_end():
 
 def test_a_step_leaves_the_address_to_the_stepper():
     """A run that only took a told step writes no address: the stepper has written the step into
-    it (merges_stepper.js: address; Streamlit redraws its whole app for each address the server
+    it (browser_stepper.js: address; Streamlit redraws its whole app for each address the server
     writes). A run that writes anything else writes the step it is at, and the address Streamlit
     keeps sending meanwhile (the one last written) opens no link."""
     at = trained("seed-000")
@@ -333,7 +333,7 @@ def test_the_stepper_holds_the_steps_around_the_current_one():
         press(at, "next")
         k, _ = sentence(at)
         now = stepper(at)
-        assert sorted(map(int, now["window"])) == list(merges_stepper.window(k, now["last"]))
+        assert sorted(map(int, now["window"])) == list(browser_stepper.window(k, now["last"]))
         parts = now["window"][str(k)]
         assert set(parts) == {K.sentence("bpe"), K.pairs("bpe"), K.PAIRS_NOTE, K.changed("bpe"), K.CHANGED_NOTE,
                               K.CURVE_MARKS_PANEL, K.CORPUS, K.CORPUS_NOTE, K.TREE, K.TREE_NOTE}
@@ -344,10 +344,10 @@ def test_the_stepper_holds_the_steps_around_the_current_one():
     # what the page says it holds is not sent again
     held = [int(j) for j in stepper(at)["window"]]
     tell(at, step=3, have=held)
-    assert sorted(map(int, stepper(at)["window"])) == [j for j in merges_stepper.window(3, 5) if j not in held]
+    assert sorted(map(int, stepper(at)["window"])) == [j for j in browser_stepper.window(3, 5) if j not in held]
     # held for another view (another merge tree) counts for nothing
     run(at.selectbox(key="merges_tree_token").set_value("est</w>"))
-    assert sorted(map(int, stepper(at)["window"])) == list(merges_stepper.window(3, 5))
+    assert sorted(map(int, stepper(at)["window"])) == list(browser_stepper.window(3, 5))
     run(at.toggle(key="merges_lockstep").set_value(True))
     parts = stepper(at)["window"]["3"]
     assert K.sentence("bpe") not in parts and K.CORPUS in parts and hosts(at, parts) == parts

@@ -13,7 +13,7 @@ from playground import state
 from playground import unigram_view as uv
 from playground.state import UnigramKeys as UK
 from tests.app.conftest import load_preset, new_app, train
-from tests.support import drawn_html, step_press
+from tests.support import drawn_html, step_press, stepper, tell
 
 PRESET = "seed-001"     # 202 characters; a vocabulary of 32 takes two prunings
 
@@ -51,21 +51,45 @@ def test_stepping_iterations_shows_each_step_and_its_charts():
     at.switch_page("pages/unigram.py").run()
     assert not at.exception, at.exception
     steps = uv.iterations(state.get_unigram(at.session_state).trace)
+    last = len(steps) - 1
     kinds = []
     for k in range(len(steps)):
-        view = state.get_unigram_view(at.session_state)
-        assert view.step == k
-        assert at.slider(key=UK.STEP).value == k
-        assert any(f"Step {k} of {len(steps) - 1}" in m.value for m in at.markdown)
+        assert state.get_unigram_view(at.session_state).step == k
+        now = stepper(at)
+        assert now["step"] == k and now["last"] == last
+        # the hosts drawn at the server's step, and the same HTML in the stepper's window
+        drawn = drawn_html(at)
+        assert any(f"Step {k} of {last}" in body for body in drawn)
+        assert set(now["window"][str(k)].values()) <= set(drawn)
+        assert sorted(map(int, now["window"])) == list(range(max(0, k - 1), min(last, k + 3) + 1))
         kinds.append(steps[k].kind)
-        if k < len(steps) - 1:
-            at.button(key=UK.NEXT).click().run()
+        if k < last:
+            step_press(at, "next")
             assert not at.exception, at.exception
     assert "prune" in kinds and "em" in kinds and kinds[0] == "seeds" and kinds[-1] == "final"
-    at.button(key=UK.FIRST).click().run()
+    step_press(at, "first")
     assert state.get_unigram_view(at.session_state).step == 0
-    at.button(key=UK.LAST).click().run()
-    assert state.get_unigram_view(at.session_state).step == len(steps) - 1
+    step_press(at, "last")
+    assert state.get_unigram_view(at.session_state).step == last
+
+
+def test_a_tell_is_taken_once_and_checked():
+    """What the browser tells is input: a step past the end is clamped, an unknown speed ignored, an
+    old tell (its sequence number already applied) or one about another trace not taken."""
+    at = _trained()
+    at.switch_page("pages/unigram.py").run()
+    last = stepper(at)["last"]
+    tell(at, step=last + 50, speed=7.5)
+    view = state.get_unigram_view(at.session_state)
+    assert (view.step, view.speed, view.told) == (last, 1.0, 1)
+    at.session_state[UK.STEPPER] = {"told": {**stepper(at), "seq": 1, "step": 0}}   # applied already
+    at.run()
+    assert state.get_unigram_view(at.session_state).step == last
+    tell(at, step=0, trace="another")
+    view = state.get_unigram_view(at.session_state)
+    assert (view.step, view.told) == (last, 2)
+    tell(at, step="3", playing="yes")           # a step that is not a number: the step stays
+    assert state.get_unigram_view(at.session_state).step == last
 
 
 def test_a_pruning_step_draws_the_pruned_pieces_chart():
@@ -73,10 +97,12 @@ def test_a_pruning_step_draws_the_pruned_pieces_chart():
     at.switch_page("pages/unigram.py").run()
     steps = uv.iterations(state.get_unigram(at.session_state).trace)
     prune = next(it.index for it in steps if it.kind == "prune")
-    at.slider(key=UK.STEP).set_value(prune).run()
+    tell(at, step=prune)      # the slider let go at the pruning
     assert not at.exception, at.exception
     assert state.get_unigram_view(at.session_state).step == prune
-    assert any("second-best segmentation" in c.value for c in at.caption)
+    pieces = stepper(at)["window"][str(prune)][UK.PIECES]
+    assert 'data-kind="prune"' in pieces and "second-best segmentation" in pieces
+    assert pieces in drawn_html(at)
 
 
 def test_lattice_shares_add_up_to_the_words_total_from_the_core():
@@ -107,13 +133,17 @@ def trace_words():
 def test_the_page_draws_the_lattice_of_the_chosen_word():
     at = _trained()
     at.switch_page("pages/unigram.py").run()
+    before = stepper(at)["view"]
     at.selectbox(key=UK.WORD).set_value("the").run()
     assert not at.exception, at.exception
-    html = "".join(h.proto.body for h in at.get("html"))
+    html = "".join(drawn_html(at))
     trace = state.get_unigram(at.session_state).trace
     lat = uv.word_lattice(uv.iterations(trace)[0].pieces, "the")
     assert f'data-segmentations="{len(lat.segmentations)}"' in html
     assert html.count("ug-row ug-best") == 1
+    # the steps the page holds drew the old word's lattice: a new view, the window sent again
+    now = stepper(at)
+    assert now["view"] != before and 'data-segmentations' in now["window"]["1"][UK.LATTICE]
 
 
 def test_a_size_below_the_characters_says_the_limits_and_keeps_the_results():
@@ -209,21 +239,20 @@ def test_play_runs_to_the_last_step_and_stops():
     at = _trained()
     at.switch_page("pages/unigram.py").run()
     last = len(uv.iterations(state.get_unigram(at.session_state).trace)) - 1
-    at.button(key=UK.PLAY).click().run()
-    assert state.get_unigram_view(at.session_state).playing
-    for k in range(1, last + 1):   # what the browser's clock does while playing: click Next
-        at.button(key=UK.NEXT).click().run()
+    step_press(at, "play")
+    assert state.get_unigram_view(at.session_state).playing and stepper(at)["playing"]
+    for k in range(1, last + 1):   # what the browser's clock does while playing: a step, told
+        step_press(at, "next")
         assert state.get_unigram_view(at.session_state).step == k
-    assert not state.get_unigram_view(at.session_state).playing
-    assert '"0"' in "".join(m.value for m in at.markdown if "mg-state" in m.value).split("data-playing=")[1][:3]
+    assert not state.get_unigram_view(at.session_state).playing and not stepper(at)["playing"]
 
 
 def test_a_saved_session_brings_unigram_and_its_step_back():
     from playground import session_file as sf
     at = _trained()
     at.switch_page("pages/unigram.py").run()
-    at.button(key=UK.NEXT).click().run()
-    at.button(key=UK.NEXT).click().run()
+    step_press(at, "next")
+    step_press(at, "next")
     raw = sf.dump_session(sf.current_session(at.session_state))
     fresh = new_app()
     loaded = sf.load_session(raw, "s.json", fresh.session_state)
@@ -232,7 +261,7 @@ def test_a_saved_session_brings_unigram_and_its_step_back():
     assert result.trace == state.get_unigram(at.session_state).trace and result.origin.startswith("file:")
     fresh.switch_page("pages/unigram.py").run()
     assert not fresh.exception, fresh.exception
-    assert fresh.slider(key=UK.STEP).value == 2
+    assert stepper(fresh)["step"] == 2
     # a file saved before Unigram (no "unigram" field) loads with none
     import json
     data = json.loads(raw)
@@ -258,7 +287,7 @@ def test_the_apps_link_retrains_unigram_in_a_new_session(tmp_path, monkeypatch):
     assert not again.exception, again.exception
     restored = state.get_unigram(again.session_state)
     assert restored is not None and restored.trace == state.get_unigram(at.session_state).trace
-    assert again.slider(key=UK.STEP).value == 0
+    assert stepper(again)["step"] == 0
     # a link whose Unigram settings are gone says so and still restores the three
     gone = AppTest.from_file(str(APP), default_timeout=180)
     for k, v in {**link, "unigram": "0" * 64}.items():

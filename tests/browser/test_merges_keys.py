@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from core.presets import get_preset, words_for
 from core.trainer import train as train_trace
-from playground import merges_stepper, stepper
+from playground import browser_stepper, stepper
 from tests.browser.conftest import WAIT, go_to, idle, load_preset, rerun, sentence, train
 
 pytestmark = pytest.mark.browser
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 VIEWPORT = {"width": 1280, "height": 900}   # the conftest's `tab` fixture opens this size
 
 
-# what the page's stepper knows (merges_stepper.js), said when a step does not come: the step it is
+# what the page's stepper knows (browser_stepper.js), said when a step does not come: the step it is
 # at and the one it shows, its last tell, whether it plays, and the steps its window holds
 KEYS_STATE = """() => { const s = window.__tpStepperLive; if (!s) return null;
   return JSON.stringify({step: s.step, shown: s.shown, seq: s.seq, playing: s.playing, last: s.last,
@@ -213,11 +213,11 @@ def test_first_next_after_training_steps(tab, screenshot_dir):
     shows_step(tab, 1, n)
     idle(tab)
     tab.screenshot(path=screenshot_dir / "merges-keys-first-step.png")
-    # the corpus drawn from the window, sent packed (merges_stepper.pack) and joined by the
+    # the corpus drawn from the window, sent packed (browser_stepper.pack) and joined by the
     # stepper's script, is the page's HTML of step 1 to the character
     preset = get_preset("english")
     config = preset.configs()["bpe"]
     corpus = stepper.corpus_view(train_trace(words_for(preset, config), config), 1, preset.corpus_text())
     want = f'<div class="tp-scroll mg-corpus">{corpus.html}</div>'
-    assert merges_stepper.pack(want) != want
+    assert browser_stepper.pack(want) != want
     assert tab.evaluate("() => document.querySelector('.st-key-merges_corpus .tp-html-panel').__tpHtml") == want

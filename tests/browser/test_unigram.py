@@ -1,8 +1,8 @@
 """Unigram in Chromium: opted in on the Corpus page, trained on seed 001 (202 characters) with
-the three, then stepped on its page by the Merges page's keys (→ End Home), through a pruning,
-and one word's lattice drawn, the Viterbi path outlined and the shares adding up to 100%. Stepped
-once, in the light theme; the pictures are taken in both (the theme switched on the open page, as a
-system setting does).
+the three, then stepped on its page by the keys of its stepper, as on the Merges page (→ End
+Home), through a pruning, and one word's lattice drawn, the Viterbi path outlined and the shares
+adding up to 100%. Stepped once, in the light theme; the pictures are taken in both (the theme
+switched on the open page, as a system setting does).
 
 Screenshots of the iteration view and of the lattice at 1280 and 1024 pixels, light and dark:
 tests/screenshots/unigram-{iterations,lattice}-{1280,1024}-{light,dark}.png. Every wait is for
@@ -59,7 +59,7 @@ def test_unigram_stepped_by_keys_with_its_lattice(browser, app_url, screenshot_d
         open_app(page, app_url)
         _train_with_unigram(page, screenshot_dir)
         go_to(page, "Unigram")
-        marker = page.locator('.mg-state[data-keys="unigram"]')
+        marker = page.locator(".mg-state")
         marker.wait_for(state="attached", timeout=WAIT)
         last = int(marker.get_attribute("data-last"))
         expect(_sentence(page)).to_contain_text(f"Step 0 of {last}: the ", timeout=WAIT)
@@ -71,7 +71,7 @@ def test_unigram_stepped_by_keys_with_its_lattice(browser, app_url, screenshot_d
             step += 1
             assert step < last, "no pruning before the final vocabulary"
             _press(page, "ArrowRight", step, last)
-        expect(page.locator(".st-key-unigram_pruned")).to_be_visible()
+        expect(page.locator(".ug-pieces[data-kind=prune]")).to_be_visible()
         pruned = step
         _press(page, "End", last, last)
         expect(_sentence(page)).to_contain_text("the final vocabulary")

@@ -92,15 +92,6 @@ def test_byte_level_pair_chart_labels_every_bar():
         assert hover.startswith(markup.attr(label) + ": count ") and hover.endswith(f"(spelled {markup.attr(alias)})")
 
 
-def test_state_marker_and_script():
-    assert merges_control.state_marker(3, 43, False, 1.0) == (
-        '<span class="mg-state" data-step="3" data-last="43" data-playing="0" data-speed="1"></span>')
-    script = merges_control.keys_script()
-    # Streamlit's sanitizer drops a script whose text looks like a tag: none in ours
-    assert script.startswith("<script>") and script.endswith("</script>")
-    assert not re.search(r"<[A-Za-z/!]", script[len("<script>"):-len("</script>")])
-
-
 def test_corpus_at_a_step_reads_as_characters():
     text = "分词是自然语言处理的第一步。分词很重要。"
     trace, _ = trained(text * 3, merges=3)

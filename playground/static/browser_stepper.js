@@ -1,12 +1,13 @@
-// The Merges page's step, drawn by the browser (playground/merges_control.py: stepper). One
-// component in the page's step fragment holds the controls (first, previous, play or pause, next,
-// last, the autoplay speed, the step slider), the keys, autoplay, and a window of steps: for each
-// step near the current one, the HTML the server built for the page's hosts (the step's sentence,
-// pairs, changed words, the curves' mark, the corpus, the merge tree, their captions: every piece
-// of user text in it escaped by playground/markup.py). A step the window holds is drawn at once,
-// into the hosts (html_panel.js), and then the server is told (the component's state "told"): its
-// run sends the steps the window lacks, and nothing else the page shows is sent again. A step it
-// does not hold (a jump) is drawn when the run that was told of it has sent it.
+// A page's step, drawn by the browser (playground/browser_stepper.py; the Merges and the Unigram
+// pages). One component in the page's step fragment holds the controls (first, previous, play or
+// pause, next, last, the autoplay speed, the step slider), the keys, autoplay, and a window of
+// steps: for each step near the current one, the HTML the server built for the page's hosts (on
+// Merges the step's sentence, pairs, changed words, the curves' mark, the corpus, the merge tree
+// and their captions; on Unigram the sentence, the curves' mark, the pieces' bars and the lattice:
+// every piece of user text in it escaped by playground/markup.py). A step the window holds is drawn
+// at once, into the hosts (html_panel.js), and then the server is told (the component's state
+// "told"): its run sends the steps the window lacks, and nothing else the page shows is sent again.
+// A step it does not hold (a jump) is drawn when the run that was told of it has sent it.
 //
 // The server and the page agree through the told state's sequence number: the server's data says
 // which tell it has applied (told); until it has applied the newest, what the page shows (its own
@@ -51,7 +52,7 @@ function build(parent) {
   }).join("");
   root.innerHTML = '<div class="mg-controls">' + buttons
     + '<select class="mg-speed" aria-label="Autoplay speed" title="How long Play shows each step."></select></div>'
-    + '<label class="mg-slider" title="Step 0 is the alphabet before any merge; step k shows the k-th merge.">'
+    + '<label class="mg-slider">'
     + '<span class="mg-slider-label">Step <output class="mg-step-out"></output> of <span class="mg-last-out"></span></span>'
     + '<input type="range" min="0" step="1" value="0" aria-label="Step"></label>'
     + '<span class="mg-state" data-keys="browser" hidden></span>';
@@ -61,7 +62,7 @@ function build(parent) {
 
 function el(s, sel) { return s.root.querySelector(sel); }
 
-// a host's HTML as the window carries it: a string, or packed (merges_stepper.py: pack) as the
+// a host's HTML as the window carries it: a string, or packed (browser_stepper.py: pack) as the
 // distinct pieces and their order, joined here as the server joins them (unpack)
 function unpack(value) {
   if (typeof value === "string") return value;
@@ -325,6 +326,7 @@ export default function (component) {
     wire(s);
   }
   s.c = component;
+  el(s, ".mg-slider").title = d.help || "";
   var speed = el(s, ".mg-speed");
   if (!speed.options.length) {
     d.speeds.forEach(function (v) {
