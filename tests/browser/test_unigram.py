@@ -105,5 +105,19 @@ def test_unigram_stepped_by_keys_with_its_lattice(browser, app_url, screenshot_d
                 page.locator(".st-key-unigram_lattice").screenshot(
                     path=screenshot_dir / f"unigram-lattice-{width}-{theme}.png")
             both_themes(page, shoot)
+
+        # another word: the whole page reruns and the stepper drops the steps it holds (they drew
+        # the old word); a step drawn after it from its window shows the new word's lattice
+        chars = "e => [...e.querySelectorAll('.ug-char')].map(c => c.textContent).join('')"
+        page.get_by_role("combobox", name="Word").click()
+        page.keyboard.press("ArrowDown")        # the list of a box that takes typed words opens on a key
+        with rerun(page):
+            page.get_by_role("option", name="This", exact=True).click()
+        expect(lattice.locator(".ug-char")).to_have_count(5, timeout=WAIT)     # ▁This
+        assert lattice.evaluate(chars).endswith("This")
+        _press(page, "ArrowLeft", pruned - 1, last)
+        assert lattice.evaluate(chars).endswith("This")
+        _press(page, "ArrowRight", pruned, last)
+        assert lattice.evaluate(chars).endswith("This")
     finally:
         context.close()
