@@ -318,7 +318,7 @@ if results is None:
 
 st.caption(f"Trained on: {views.md_escape(results.corpus_name)} · keys, wherever you clicked: ← → step, "
            "Home / End first and last, Space play or pause")
-with st.container(key=mc.KEYS_BOX):   # hidden (style.css)
+with st.container(key=mc.LIVE_TEXT_BOX):   # hidden (style.css)
     live_text.enable()   # hovering a corpus token lights up its id's boxes (the views send no CSS rule per id)
 
 

@@ -273,7 +273,7 @@ def corpus_at(results: Results, trace: Trace, k: int) -> tuple[stepper.CorpusVie
     return cv, same
 
 
-KEYS_BOX = "merges_keys"     # hidden (style.css): the page's hover script for corpus tokens (live_text)
+LIVE_TEXT_BOX = "merges_live_text"     # hidden (style.css): the hover script for corpus tokens (live_text)
 CHART_WARM_BOX = "merges_chart_warm"   # the Corpus page's hidden chart (the browser's Plotly loaded early)
 
 
