@@ -14,9 +14,9 @@ from playground.startup import startup_corpus
 
 
 def _drop_link_parameters() -> None:
-    """Only the Merges, Compare, Inspect and Token tax pages read their own link parameters (?tokenizer=bpe&step=3,
-    ?text=…). On another page they are removed from the address with a message, rather than kept
-    there doing nothing. The app's link (?corpus=…, every page) stays: corpus_store.py."""
+    """The Merges, Compare, Inspect, Unigram and Token tax pages read their own link parameters
+    (?tokenizer=bpe&step=3, ?text=…). On the Corpus page they are removed from the address with a
+    message, rather than kept there doing nothing. The app's link (?corpus=…, every page) stays: corpus_store.py."""
     names = state.clear_url_params()
     if names:
         st.toast(views.ignored_link_message(names), icon=":material/link_off:", duration="long")   # a sentence to read: 10 s
@@ -44,16 +44,17 @@ merges_page = st.Page("pages/merges.py", title="Merges", icon=":material/call_me
 compare_page = st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:")
 inspect_page = st.Page("pages/inspect.py", title="Inspect", icon=":material/search:")
 languages_page = st.Page("pages/languages.py", title="Token tax", icon=":material/translate:")
+unigram_page = st.Page("pages/unigram.py", title="Unigram", icon=":material/account_tree:")
 page = st.navigation([
     st.Page("pages/corpus.py", title="Corpus", icon=":material/description:", default=True),
     merges_page,
     compare_page,
     inspect_page,
-    st.Page("pages/unigram.py", title="Unigram", icon=":material/account_tree:"),
+    unigram_page,
     languages_page,
 ])
 # by identity, not url_path: a page made in bare Python (a spawned worker re-running __main__) has none
-if not any(page is p for p in (merges_page, compare_page, inspect_page, languages_page)):
+if not any(page is p for p in (merges_page, compare_page, inspect_page, unigram_page, languages_page)):
     _drop_link_parameters()
 corpus_store.sync()
 corpus_store.show_link_problem()

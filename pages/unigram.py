@@ -12,6 +12,7 @@ st.fragment (_stepped) holding only the stepper.
                   scores (the best ones)
     lattice       one short word: every segmentation with its log-probability and share, the
                   Viterbi path outlined
+The step and the lattice's word live in the URL (?step=3&word=the): a reload or a link reopens them.
 """
 from __future__ import annotations
 
@@ -77,6 +78,11 @@ if result is None:
 
 st.caption(f"Trained on: {views.md_escape(result.corpus_name)} · keys, wherever you clicked: ← → step, "
            "Home / End first and last, Space play or pause")
+# the link's step and word (?step=3&word=the), read once; what it could not use is said here, in
+# a container there at every run, so that what follows keeps its place from run to run
+with st.container():
+    for msg in uc.open_link(result):
+        st.warning(views.md_escape(msg), icon=":material/link:")
 # the lattice's word: by default the one with the most segmentations under the seed pieces, the
 # same at every step. Its box is drawn by the whole run, below the step's hosts; a new word reruns
 # the whole page, and the stepper drops the steps it holds (they draw the old word's lattice)
@@ -87,10 +93,10 @@ word = uc.get_view().word or richest
 @st.fragment
 def _stepped(result: UnigramResult, word: Optional[str]) -> None:
     """Everything a step changes. The step itself is drawn by the browser (the stepper); the run it
-    then starts applies what it told and sends the steps the window lacks, only this function's
-    element: the hosts, the curves' figure, the word's box and the sidebar are neither rerun nor
+    then starts applies what it told, writes the address (the step: the stepper writes it) and
+    sends the steps the window lacks, only this function's element: the hosts, the curves' figure, the word's box and the sidebar are neither rerun nor
     sent again."""
-    uc.apply_told(result)
+    uc.write_link(result, told=uc.apply_told(result))
     uc.show_stepper(result, word, lambda k: step_parts(result, k, word))
 
 

@@ -229,15 +229,11 @@ def write_link(results: Results, view: state.MergesView, step: int, told: bool =
     is the one the page last wrote (`view.url`), so it opens no link."""
     params = stepper.url_params(view.model, step, view.lockstep, view.speed, view.tree_token, preset_of(results))
     seen = tuple(sorted(params.items()))
-    if told and view.url and _but_step(view.url) == _but_step(seen):
+    if told and view.url and stepper.without_step(view.url) == stepper.without_step(seen):
         return
     state.set_url_params(params)
     if view.url != seen:
         set_view(url=seen)
-
-
-def _but_step(items: tuple) -> tuple:
-    return tuple(kv for kv in items if kv[0] != "step")
 
 
 def prefetch(key: str, step: int, source: str, trace: Trace, text: Optional[str],

@@ -273,6 +273,7 @@ class UnigramView:
     playing: bool = False
     speed: float = 1.0
     told: int = 0                       # the stepper's last tell applied (unigram_control.apply_told)
+    url: Optional[tuple] = None         # the link's parameters last read or written (sorted items)
 
 
 def get_unigram_view(session: Optional[MutableMapping] = None) -> UnigramView:

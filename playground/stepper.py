@@ -506,16 +506,11 @@ def parse_url(params: Mapping[str, Any], preset_keys: Sequence[str] = ()) -> tup
         else:
             msgs.append(f"Ignored tokenizer={quote_value(get['tokenizer'])}: use bpe, bbpe or wordpiece.")
     if "step" in get:
-        raw = get["step"]
-        try:
-            step = int(raw)
-        except ValueError:
-            msgs.append(f"Ignored step={quote_value(raw)}: a step is a whole number.")
+        step, msg = link_step(get["step"])
+        if msg:
+            msgs.append(msg)
         else:
-            if abs(step) >= 10 ** 12:   # no trace comes near (int() refuses over 4,300 digits itself)
-                msgs.append(f"Ignored step={quote_value(raw)}: too large for any trace.")
-            else:
-                out["step"] = step
+            out["step"] = step
     if "lockstep" in get:
         v = get["lockstep"].lower()
         if v in _TRUE or v in _FALSE:
@@ -543,6 +538,23 @@ def parse_url(params: Mapping[str, Any], preset_keys: Sequence[str] = ()) -> tup
         else:
             msgs.append("Ignored token: " + ("empty." if not tok else f"longer than {MAX_URL_TOKEN} characters."))
     return LinkRequest(**out), msgs
+
+
+def link_step(raw: str) -> tuple[Optional[int], Optional[str]]:
+    """A link's step=raw: (the step, None), or (None, what was ignored and why). Negative steps are
+    kept (the page clamps: clamp_link_step). link_step("3") == (3, None)."""
+    try:
+        step = int(raw)
+    except ValueError:
+        return None, f"Ignored step={quote_value(raw)}: a step is a whole number."
+    if abs(step) >= 10 ** 12:   # no trace comes near (int() refuses over 4,300 digits itself)
+        return None, f"Ignored step={quote_value(raw)}: too large for any trace."
+    return step, None
+
+
+def without_step(items: tuple) -> tuple:
+    """A page's parameters (sorted items) but the step: what a told step leaves as it was."""
+    return tuple(kv for kv in items if kv[0] != "step")
 
 
 def clamp_link_step(step: int, last: int) -> tuple[int, Optional[str]]:

@@ -220,12 +220,13 @@ def trace_digest(result: UnigramResult) -> str:
     return browser_stepper.digest((result.cache_key, _settings_key(result.trace.config)))
 
 
-def apply_told(result: UnigramResult) -> None:
+def apply_told(result: UnigramResult) -> bool:
     """Take the page's newest tell (browser_stepper.js): its step, play state and speed, when it
-    was for this trace."""
+    was for this trace. Returns whether a tell was taken (the page has written its step into the
+    address: write_link)."""
     tell = browser_stepper.take(K.STEPPER, get_view().told, trace_digest(result))
     if tell is None:
-        return
+        return False
     if tell.taken:
         if tell.step is not None:
             go_to(tell.step)
@@ -234,6 +235,74 @@ def apply_told(result: UnigramResult) -> None:
             changes["speed"] = tell.speed
         set_view(**changes)
     set_view(told=tell.seq)
+    return tell.taken
+
+
+# ---------------------------------------------------------------- the link (query parameters)
+
+URL_KEYS = ("step", "word")
+MAX_URL_WORD = 200       # a longer word in a link is ignored
+
+
+def parse_link(params: dict[str, str]) -> tuple[dict, list[str]]:
+    """The page's link: {"step": int, "word": str} as far as usable, and a message for each thing
+    ignored. parse_link({"step": "3", "word": "the"}) == ({"step": 3, "word": "the"}, [])"""
+    out: dict = {}
+    msgs: list[str] = []
+    unknown = [k for k in params if k not in URL_KEYS]
+    if unknown:
+        msgs.append("Ignored unknown link parameter" + ("s " if len(unknown) > 1 else " ")
+                    + ", ".join(stepper.quote_value(k) for k in unknown[:5]) + ".")
+    if "step" in params:
+        step, msg = stepper.link_step(str(params["step"]).strip())
+        if msg:
+            msgs.append(msg)
+        else:
+            out["step"] = step
+    if "word" in params:
+        word = str(params["word"]).strip()
+        if 0 < len(word) <= MAX_URL_WORD:
+            out["word"] = word
+        else:
+            msgs.append(f"Ignored word={stepper.quote_value(params['word'])}: a word of 1 to {MAX_URL_WORD} "
+                        "characters.")
+    return out, msgs
+
+
+def open_link(result: UnigramResult) -> list[str]:
+    """Apply the address's parameters once (when they differ from what this page last read or
+    wrote): the step (clamped to the trace) and the lattice's word. Returns what was ignored or
+    moved, to say."""
+    params = state.link_to_open(get_view().url)
+    if params is None:
+        return []
+    link, msgs = parse_link(params)
+    changes: dict = {"url": tuple(sorted(params.items()))}
+    if "step" in link:
+        step, msg = stepper.clamp_link_step(link["step"], last_step(result))
+        if msg:
+            msgs.append(msg)
+        changes["step"] = step
+    if "word" in link:
+        changes["word"] = link["word"]
+    set_view(**changes)
+    return msgs
+
+
+def write_link(result: UnigramResult, told: bool = False) -> None:
+    """The view's address: the step and a chosen word. A run that took the stepper's tell and
+    differs from the address last written only in its step writes nothing: the stepper has
+    written the step into the address itself (as on the Merges page: merges_control.write_link)."""
+    view = get_view()
+    params = {"step": str(current_step(result))}
+    if view.word:
+        params["word"] = view.word
+    seen = tuple(sorted(params.items()))
+    if told and view.url and stepper.without_step(view.url) == stepper.without_step(seen):
+        return
+    state.set_url_params(params)
+    if view.url != seen:
+        set_view(url=seen)
 
 
 def show_stepper(result: UnigramResult, word: Optional[str], parts_at) -> None:

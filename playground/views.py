@@ -94,12 +94,12 @@ def md_escape(text: str) -> str:
 
 def ignored_link_message(names, shown: int = 5, length: int = 30) -> str:
     """The message for link parameters a page does not read (Markdown, escaped):
-    ignored_link_message(["step"]) == "Ignored the link parameter step: only the Merges page reads link parameters."
+    ignored_link_message(["step"]) == "Ignored the link parameter step: this page reads no link parameters."
     """
     cut = [n if len(n) <= length else n[:length] + "…" for n in list(names)[:shown]]
     listed = ", ".join(md_escape(n) for n in cut) + (", …" if len(names) > shown else "")
     noun = "parameter" if len(names) == 1 else "parameters"
-    return f"Ignored the link {noun} {listed}: only the Merges page reads link parameters."
+    return f"Ignored the link {noun} {listed}: this page reads no link parameters."
 
 
 def show_spaces(word: str) -> str:

@@ -551,7 +551,7 @@ def test_a_link_to_another_page_is_dropped_with_a_message(params):
     assert not at.exception and not at.error
     toasts = [md_plain(t.value) for t in at.toast]
     assert len(toasts) == 1 and toasts[0].startswith("Ignored the link parameter")
-    assert "only the Merges page reads link parameters" in toasts[0]
+    assert "this page reads no link parameters" in toasts[0]
     assert sorted(params)[0][:30] in toasts[0]
     for t in at.toast:
         audit_markdown(t.value)

@@ -295,3 +295,57 @@ def test_the_apps_link_retrains_unigram_in_a_new_session(tmp_path, monkeypatch):
     gone.run()
     assert state.get_results(gone.session_state) is not None and state.get_unigram(gone.session_state) is None
     assert any("Unigram settings are no longer kept" in i.value for i in gone.info)
+
+
+def test_the_address_keeps_the_step_and_the_word_and_a_reload_reopens_them(tmp_path, monkeypatch):
+    """The page writes its step and its lattice's word into the address (a step told by the
+    browser is written by the stepper itself, as on Merges); a new session opened on that address
+    (F5, a copied link) shows the same step and word; what a link gets wrong is said, not fatal."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.support import APP
+    monkeypatch.setenv("TOKENIZER_PLAYGROUND_STORE", str(tmp_path / "store"))
+    at = _trained()
+    at.switch_page("pages/unigram.py").run()
+    last = stepper(at)["last"]
+    assert _param(at, "step") == "0" and _param(at, "word") is None
+    step_press(at, "next")
+    step_press(at, "next")
+    assert _param(at, "step") == "0"          # a told step: the stepper writes the address
+    at.query_params["step"] = "2"             # ... as browser_stepper.js does (address)
+    at.selectbox(key=UK.WORD).set_value("the").run()
+    assert (_param(at, "step"), _param(at, "word")) == ("2", "the")
+    assert state.get_unigram_view(at.session_state).step == 2
+
+    def reopened(params: dict):
+        again = AppTest.from_file(str(APP), default_timeout=180)
+        again.switch_page("pages/unigram.py")
+        for k, v in params.items():
+            again.query_params[k] = v
+        again.run()
+        assert not again.exception, again.exception
+        return again
+
+    link = {k: _param(at, k) for k in at.query_params}
+    again = reopened(link)
+    view = state.get_unigram_view(again.session_state)
+    assert (view.step, view.word, stepper(again)["step"]) == (2, "the", 2) and not again.warning
+    assert "Step 2 of" in "".join(drawn_html(again))
+    assert 'data-segmentations' in stepper(again)["window"]["2"][UK.LATTICE]
+
+    app_link = {k: v for k, v in link.items() if k not in ("step", "word")}
+    bad = reopened({**app_link, "step": "abc", "word": "x" * 300, "tokenizer": "bpe"})
+    said = " ".join(w.value for w in bad.warning).replace("\\", "")   # Markdown escapes dropped
+    assert "step='abc'" in said and "word=" in said and "'tokenizer'" in said, said
+    assert state.get_unigram_view(bad.session_state).step == 0
+    far = reopened({**app_link, "step": "99999"})
+    assert state.get_unigram_view(far.session_state).step == last
+    assert f"showing step {last:,}" in " ".join(w.value for w in far.warning).replace("\\", "")
+
+
+def _param(at, name: str):
+    """The address's value of `name` as the page wrote it (None when absent)."""
+    if name not in at.query_params:
+        return None
+    value = at.query_params[name]
+    return value[-1] if isinstance(value, list) else value

@@ -1,8 +1,10 @@
 """Unigram in Chromium: opted in on the Corpus page, trained on seed 001 (202 characters) with
 the three, then stepped on its page by the keys of its stepper, as on the Merges page (→ End
 Home), through a pruning, and one word's lattice drawn, the Viterbi path outlined and the shares
-adding up to 100%. Stepped once, in the light theme; the pictures are taken in both (the theme
-switched on the open page, as a system setting does).
+adding up to 100%; another word chosen, its lattice drawn at every step; a reload reopens the
+step and the word (the address keeps them), and neither this page nor Merges takes the other's
+parameters. Stepped once, in the light theme; the pictures are taken in both (the theme switched
+on the open page, as a system setting does).
 
 Screenshots of the iteration view and of the lattice at 1280 and 1024 pixels, light and dark:
 tests/screenshots/unigram-{iterations,lattice}-{1280,1024}-{light,dark}.png. Every wait is for
@@ -119,5 +121,27 @@ def test_unigram_stepped_by_keys_with_its_lattice(browser, app_url, screenshot_d
         assert lattice.evaluate(chars).endswith("This")
         _press(page, "ArrowRight", pruned, last)
         assert lattice.evaluate(chars).endswith("This")
+
+        # the address keeps the step (written by the stepper) and the word: a reload, a new session,
+        # reopens both (the app's link retrains the corpus, Unigram with it)
+        expect(page).to_have_url(re.compile(rf"[?&]step={pruned}(&|$)"), timeout=WAIT)
+        page.reload()
+        expect(_sentence(page)).to_contain_text(f"Step {pruned} of {last}", timeout=4 * WAIT)
+        expect(lattice.locator(".ug-char")).to_have_count(5, timeout=WAIT)
+        assert lattice.evaluate(chars).endswith("This")
+        idle(page)
+        # another page does not take the Unigram page's parameters for its own link
+        go_to(page, "Merges")
+        expect(page.locator(".mg-sentence").first).to_contain_text("Step 0 of", timeout=WAIT)
+        expect(page.get_by_test_id("stAlert")).to_have_count(0)
+        # nor the Unigram page the Merges page's (its step=1 in the address)
+        page.get_by_role("heading", name="Merges", exact=True).first.click()
+        page.keyboard.press("ArrowRight")
+        expect(page.locator(".mg-sentence").first).to_contain_text("Step 1 of", timeout=WAIT)
+        expect(page).to_have_url(re.compile(r"[?&]step=1(&|$)"), timeout=WAIT)
+        idle(page)
+        go_to(page, "Unigram")
+        expect(_sentence(page)).to_contain_text(f"Step {pruned} of {last}", timeout=WAIT)
+        expect(page.get_by_test_id("stAlert")).to_have_count(0)
     finally:
         context.close()
