@@ -6,6 +6,7 @@ module is its server side:
 
     show(key, ...)                 the stepper, with the steps the page lacks (parts_at(k): host -> HTML)
     take(key, last_told, trace)    the page's newest tell, checked, if the server has not applied it
+    write_link(params, last, told) the page's parameters into the address (a told step: the stepper's)
     window(step, last)             the steps a run makes sure the page holds
     pack(html) / unpack(value)     a host's HTML as sent in the window (lossless)
     stepper_data(element)          what a stepper element carries (tests; the window unpacked)
@@ -25,7 +26,7 @@ from typing import Callable, Optional
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from playground import stepper
+from playground import state, stepper
 from playground.js_component import mounted
 
 NAME = "tp_stepper"
@@ -90,6 +91,21 @@ def held(key: str, view: str) -> set[int]:
     if not news or news.get("view") != view or not isinstance(news.get("have"), list):
         return set()
     return {k for k in news["have"] if _whole(k)}
+
+
+def write_link(params: dict[str, str], last: Optional[tuple], told: bool) -> Optional[tuple]:
+    """Write a stepped page's parameters into the address; returns them as the page keeps them
+    (sorted items, its view's `url`). A run that took a tell (`told`) and differs from the address
+    last written (`last`) only in its step writes nothing and keeps `last`: the stepper has written
+    that step into the address itself (browser_stepper.js: address), and each address the server
+    writes makes Streamlit redraw its whole app in the browser, ~20 ms of a step's run. Until the
+    next write Streamlit sends the address the server last wrote with each run, which is `last`,
+    so it opens no link (state.link_to_open)."""
+    seen = tuple(sorted(params.items()))
+    if told and last and stepper.without_step(last) == stepper.without_step(seen):
+        return last
+    state.set_url_params(params)
+    return seen
 
 
 def show(key: str, *, view: str, trace: str, current: int, last: int, playing: bool, speed: float, last_told: int,

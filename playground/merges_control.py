@@ -221,19 +221,11 @@ def open_link(results: Optional[Results]) -> tuple[Optional[Results], list[str]]
 
 
 def write_link(results: Results, view: state.MergesView, step: int, told: bool = False) -> None:
-    """The view's address. A run that took the stepper's tell (`told`) and differs from the
-    address last written only in its step writes nothing: the stepper has written that step into
-    the address itself (browser_stepper.js: address), and each address the server writes makes
-    Streamlit redraw its whole app in the browser, ~20 ms of a step's run. The next run that writes
-    writes the step too; until then Streamlit sends the address it last wrote with each run, which
-    is the one the page last wrote (`view.url`), so it opens no link."""
+    """The view's address (browser_stepper.write_link: a told step is the stepper's to write)."""
     params = stepper.url_params(view.model, step, view.lockstep, view.speed, view.tree_token, preset_of(results))
-    seen = tuple(sorted(params.items()))
-    if told and view.url and stepper.without_step(view.url) == stepper.without_step(seen):
-        return
-    state.set_url_params(params)
-    if view.url != seen:
-        set_view(url=seen)
+    url = browser_stepper.write_link(params, view.url, told)
+    if view.url != url:
+        set_view(url=url)
 
 
 def prefetch(key: str, step: int, source: str, trace: Trace, text: Optional[str],

@@ -290,19 +290,15 @@ def open_link(result: UnigramResult) -> list[str]:
 
 
 def write_link(result: UnigramResult, told: bool = False) -> None:
-    """The view's address: the step and a chosen word. A run that took the stepper's tell and
-    differs from the address last written only in its step writes nothing: the stepper has
-    written the step into the address itself (as on the Merges page: merges_control.write_link)."""
+    """The view's address: the step and a chosen word (browser_stepper.write_link: a told step is
+    the stepper's to write)."""
     view = get_view()
     params = {"step": str(current_step(result))}
     if view.word:
         params["word"] = view.word
-    seen = tuple(sorted(params.items()))
-    if told and view.url and stepper.without_step(view.url) == stepper.without_step(seen):
-        return
-    state.set_url_params(params)
-    if view.url != seen:
-        set_view(url=seen)
+    url = browser_stepper.write_link(params, view.url, told)
+    if view.url != url:
+        set_view(url=url)
 
 
 def show_stepper(result: UnigramResult, word: Optional[str], parts_at) -> None:
