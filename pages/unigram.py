@@ -93,9 +93,9 @@ word = uc.get_view().word or richest
 @st.fragment
 def _stepped(result: UnigramResult, word: Optional[str]) -> None:
     """Everything a step changes. The step itself is drawn by the browser (the stepper); the run it
-    then starts applies what it told, writes the address (the step: the stepper writes it) and
-    sends the steps the window lacks, only this function's element: the hosts, the curves' figure, the word's box and the sidebar are neither rerun nor
-    sent again."""
+    then starts applies what it told, writes the address (a told step: the stepper writes it) and
+    sends the steps the window lacks, only this function's element: the hosts, the curves' figure,
+    the word's box and the sidebar are neither rerun nor sent again."""
     uc.write_link(result, told=uc.apply_told(result))
     uc.show_stepper(result, word, lambda k: step_parts(result, k, word))
 
