@@ -203,8 +203,9 @@ function tick(s) {
   schedule(s);
 }
 
-// A click on another control (the tokenizer, the lockstep switch, the merge tree's picker) starts
-// a whole run that can change what the stepper steps through. A press made before that run has
+// A click on another control (on Merges the tokenizer, the lockstep switch, the merge tree's
+// picker; on Unigram the lattice's word) starts a whole run that can change what the stepper steps
+// through. A press made before that run has
 // drawn the stepper anew would step the old view: presses wait (queued, in order) until the
 // stepper has been drawn by a run that started after the click, or until no run has started
 // for ASKED_MS (a click that asked for none).

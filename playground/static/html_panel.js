@@ -158,8 +158,8 @@ function give(key, run, html) {   // a host shows the newest HTML of its key, ho
   setHtml(host, known.html);
 }
 
-// The Merges page's stepper (browser_stepper.js) draws a step it holds into the hosts at once: its
-// piece is taken as newer than any the host was given (a host's element redrawn later with its own,
+// A page's stepper (browser_stepper.js: Merges, Unigram) draws a step it holds into the hosts at
+// once: its piece is taken as newer than any the host was given (a host's element redrawn later with its own,
 // older HTML leaves it), and the next run of the page with new HTML for the host replaces it.
 window.__tpPanels = {
   show: function (key, html) {
