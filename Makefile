@@ -62,8 +62,9 @@ chromium:
 # compiled core/ anew without them (`python -m core info`: 0.13 s -> 0.08 s).
 # Three processes on two cores: the browser tests spend most of their time waiting on Chromium and
 # the app's servers, not computing (two processes kept the cores busy ~55% of the time; the whole
-# suite took 476 s with two and 416 s with three, the same hour on this 2-core machine). Collecting
-# the browser tests first, so that no long one is left for the end, was slower (455 s against 419:
+# suite took 476 s with two and 416 s with three, the same hour on this 2-core machine). Four gain
+# nothing more: 415 s against 404 with three, the same hour, the cores 98% busy. Collecting the
+# browser tests first, so that no long one is left for the end, was slower (455 s against 419:
 # three browsers and three app servers at once on two cores).
 test: $(VENV)/.dev-installed chromium
 	-@$(PY) core/fast/build.py
