@@ -1,7 +1,8 @@
 """Tokenizer Playground: the router and frame. Run with `streamlit run app.py` (or `make run`).
 
 Every run: page config, session defaults (once), the navigation, the page, then the sidebar's
-status (drawn after the page so it already shows what the page just trained).
+status (drawn after the page so it already shows what the page just trained); once a process, at
+the end of its first run, the imports its first page did not need (startup.import_later).
 """
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ import streamlit as st
 
 from core.errors import PlaygroundError
 from playground import corpus_store, heap, html_panel, state, style, views
-from playground.startup import startup_corpus
+from playground.startup import import_later, startup_corpus
 
 
 def _drop_link_parameters() -> None:
@@ -83,3 +84,5 @@ with st.sidebar:
                         f"{len(unigram.trace.vocab):,} pieces")
         if corpus is None or results.corpus_digest != corpus.digest:
             st.caption(f"Trained on an earlier corpus: {views.md_escape(results.corpus_name)}")
+
+import_later()   # once a process: what the first page did not need (pandas), in the background

@@ -1,21 +1,31 @@
-"""A corpus named on the command line: `streamlit run app.py -- --corpus PATH`.
+"""What app.py does at start.
 
-PATH is a UTF-8 text file, or a word-count table (.csv/.tsv with header `word,count`, or
-.parquet, e.g. one written by `python -m core count`): the way in for corpora too large to upload.
-Every new browser session starts with it.
+A corpus named on the command line: `streamlit run app.py -- --corpus PATH`. PATH is a UTF-8 text
+file, or a word-count table (.csv/.tsv with header `word,count`, or .parquet, e.g. one written by
+`python -m core count`): the way in for corpora too large to upload. Every new browser session
+starts with it.
+
+`through_app()`: every page runs inside app.py, even a deep link on a new server.
+
+`import_later()`: what a new server's first page does not need is imported after it is drawn.
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import runpy
+import sys
+import threading
 from pathlib import Path
 from typing import Optional, Sequence
 
 import streamlit as st
+from streamlit import runtime
 
 from core.corpus import decode_text, read_word_count_table
 from core.errors import CorpusError
+from playground import heap
 from playground.state import Corpus
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
@@ -69,3 +79,36 @@ def through_app() -> None:
     if PagesManager.uses_pages_directory:
         runpy.run_path(str(APP), run_name="__main__")
         st.stop()
+
+
+# pandas (~0.3 s to import, more with the collection that follows it; bench/README.md) is needed
+# only once a corpus is shown: its word tables (views.py). (numpy comes with the first run anyway:
+# Streamlit imports it to serve the page's icon.)
+LATER = ("pandas",)
+IMPORT_AFTER = 1.0   # seconds after the first run: importing at once held back that run's last messages
+_imported_later = False
+
+
+def import_later() -> Optional[threading.Timer]:
+    """Once a server process, at the end of its first run: import LATER in the background, so that
+    the page drawn first did not wait for them and the first click that needs them finds them
+    loaded; then settle the heap (heap.settle: their objects out of the collector's full passes).
+    Returns the timer started, if any. Nothing where they are imported already (a --corpus start),
+    nor outside a server (AppTest): a test process imports what its tests need, and a collection
+    in the background there would race the tests of the collector (tests/playground/test_heap.py)."""
+    global _imported_later
+    if _imported_later or not runtime.exists():
+        return None
+    _imported_later = True
+    missing = [name for name in LATER if name not in sys.modules]
+    if not missing:
+        return None
+
+    def work() -> None:
+        for name in missing:
+            importlib.import_module(name)
+        heap.settle()
+    timer = threading.Timer(IMPORT_AFTER, work)
+    timer.name, timer.daemon = "import-later", True
+    timer.start()
+    return timer

@@ -7,13 +7,14 @@ Not here: state (state.py), training (training.py), the algorithms (core/).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Mapping, Optional
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from core.corpus import CorpusStats, WordCounts
 from core.trainer import Trace, TrainConfig
 from playground.spans import show_whitespace
+
+if TYPE_CHECKING:   # imported where a frame is made: a new server's first page needs none (startup.import_later)
+    import pandas as pd
 
 PREVIEW_CHARS = 20_000      # views that draw corpus text draw at most this much of it
 TABLE_ROWS = 2_000          # word-frequency rows shown; the rest is summarized
@@ -113,6 +114,7 @@ def word_frequency_frame(wc: WordCounts, limit: int = TABLE_ROWS) -> tuple[pd.Da
     Returns (frame, truncated). Columns: word, count, share (% of all word occurrences)."""
     order = sorted(range(len(wc)), key=lambda i: -wc.counts[i])[:limit]
     total = max(wc.total, 1)
+    import pandas as pd
     frame = pd.DataFrame({
         "word": [show_spaces(wc.words[i]) for i in order],
         "count": [wc.counts[i] for i in order],
@@ -150,6 +152,7 @@ def merges_frame(trace: Trace, limit: int = 50) -> pd.DataFrame:
     for s in trace.steps[:limit]:
         rows.append({"step": s.index, "pair": f"{s.pair[0]} + {s.pair[1]}", "token": s.token, "id": s.id,
                      "count": s.count, "score": None if s.score is None else float(s.score), "tied": s.tied})
+    import pandas as pd
     frame = pd.DataFrame(rows, columns=["step", "pair", "token", "id", "count", "score", "tied"])
     if trace.config.model != "wordpiece":
         frame = frame.drop(columns="score")   # BPE has no score, only counts

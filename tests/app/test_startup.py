@@ -1,11 +1,12 @@
 """A corpus named on the app's command line (`streamlit run app.py -- --corpus PATH`): a text
 or a word-count table, such as one `python -m core count` wrote for a corpus too big to upload."""
+import subprocess
 import sys
 
 from streamlit.testing.v1 import AppTest
 
 from core.corpus import WordCounts, write_word_count_table
-from playground import state
+from playground import startup, state
 from playground.startup import corpus_path
 from tests.support import APP
 
@@ -32,3 +33,37 @@ def test_unreadable_path_is_a_message_not_a_crash(tmp_path, monkeypatch):
     assert not at.exception
     assert state.get_corpus(at.session_state) is None
     assert any("cannot be read" in e.value for e in at.error)
+
+
+def test_a_new_servers_first_page_imports_no_pandas():
+    """pandas is imported after a new server's first page (startup.import_later), not for it: in a
+    fresh process, app.py's first run (the Corpus page, no corpus yet) leaves it unimported."""
+    probe = ("import sys\n"
+             "from streamlit.testing.v1 import AppTest\n"
+             f"at = AppTest.from_file({str(APP)!r}, default_timeout=60).run()\n"
+             "assert not at.exception, at.exception\n"
+             "assert [t.value for t in at.title] == ['Corpus'], at.title\n"
+             "print('pandas' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=APP.parent, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_what_the_first_page_did_not_need_is_imported_once_in_the_background(tmp_path, monkeypatch):
+    (tmp_path / "tp_later_probe.py").write_text("IMPORTED = True\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "tp_later_probe", raising=False)
+    settled = []
+    monkeypatch.setattr(startup, "LATER", ("tp_later_probe",))
+    monkeypatch.setattr(startup, "IMPORT_AFTER", 0.0)
+    monkeypatch.setattr(startup, "_imported_later", False)
+    monkeypatch.setattr(startup.heap, "settle", lambda: settled.append("tp_later_probe" in sys.modules))
+    monkeypatch.setattr(startup.runtime, "exists", lambda: False)
+    assert startup.import_later() is None and "tp_later_probe" not in sys.modules   # AppTest: no server
+    monkeypatch.setattr(startup.runtime, "exists", lambda: True)
+    timer = startup.import_later()
+    assert timer is not None and timer.daemon
+    timer.join(10)
+    assert "tp_later_probe" in sys.modules and settled == [True]   # imported, then settled
+    assert startup.import_later() is None and settled == [True]     # once a process
+    monkeypatch.delitem(sys.modules, "tp_later_probe")
