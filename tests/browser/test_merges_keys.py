@@ -202,6 +202,56 @@ def test_autoplay_steps_one_at_a_time(tab, screenshot_dir):
     assert recorded(tab)[-1][1] == paused
 
 
+# (time, step) at each change of the first step sentence, noted in the task that made it (a
+# MutationObserver's callback runs before the next task): when the stepper drew a step, whatever
+# the frames
+RECORD_DRAWN = """() => {
+    window.__drawn = [];
+    let last = null;
+    new MutationObserver(() => {
+        const el = document.querySelector('.mg-sentence');
+        const m = el && el.textContent.match(/^Step ([\\d,]+) of/);
+        const k = m ? +m[1].replace(/,/g, '') : null;
+        if (k !== null && k !== last) { window.__drawn.push([performance.now(), k]); last = k; }
+    }).observe(document.body, {childList: true, subtree: true, characterData: true});
+}"""
+
+# Hide step 3 from the stepper's window for 450 ms from the moment autoplay first asks for it at
+# step 2, as if the run sending it were that late; count the asks it answered "not yet"
+HIDE_STEP_3 = """() => {
+    const s = window.__tpStepperLive, held = s.cache;
+    let until = null;
+    window.__asked = 0;
+    s.cache = new Proxy(held, {get(t, key) {
+        if (key === '3' && s.step === 2 && until === null) until = performance.now() + 450;
+        if (key === '3' && until !== null && performance.now() < until) { window.__asked++; return undefined; }
+        return t[key];
+    }});
+}"""
+
+
+def test_autoplay_shows_a_step_it_waited_for_for_a_whole_tick(tab):
+    """A step autoplay had to wait for (the window did not hold it yet) is shown for a whole tick:
+    the clock goes on from it (browser_stepper.js, tick). Before, the next step kept its old time,
+    so a step drawn nearly a tick late was shown only for the rest of that tick (at the 0.5 s
+    speed a clean-clone run recorded steps 6 then 8)."""
+    open_english(tab, "&speed=0.5")
+    expect(tab.get_by_role("combobox", name="Autoplay speed")).to_have_value("0.5")
+    idle(tab)
+    tab.evaluate(RECORD_DRAWN)
+    tab.evaluate(HIDE_STEP_3)
+    tab.get_by_role("button", name="Play").click()
+    tab.wait_for_function("() => window.__drawn.some(s => s[1] >= 4)", timeout=WAIT)
+    tab.keyboard.press("Space")                        # pause
+    expect(tab.get_by_role("button", name="Play")).to_be_visible(timeout=WAIT)
+    drawn = tab.evaluate("window.__drawn")
+    assert tab.evaluate("window.__asked") > 0, "autoplay never waited for step 3: the test shows nothing"
+    steps = [k for _, k in drawn]
+    assert 1 in steps and steps[steps.index(1):][:4] == [1, 2, 3, 4], drawn
+    at = {k: t for t, k in drawn}
+    assert at[4] - at[3] >= 400, drawn      # a tick (500 ms) after it, less its drawing; before: ~50 ms
+
+
 def test_first_next_after_training_steps(tab, screenshot_dir):
     """The first → after training on the Corpus page makes step 1, drawn from the stepper's window
     (how quickly, on the KJV, is bench/browser.py's "first step after training")."""
