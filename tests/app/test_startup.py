@@ -1,5 +1,7 @@
-"""A corpus named on the app's command line (`streamlit run app.py -- --corpus PATH`): a text
-or a word-count table, such as one `python -m core count` wrote for a corpus too big to upload."""
+"""What app.py does at start (playground/startup.py): a corpus named on its command line
+(`streamlit run app.py -- --corpus PATH`), a text or a word-count table such as one `python -m core
+count` wrote for a corpus too big to upload; and what a new server's first page does not need,
+imported after it."""
 import subprocess
 import sys
 
