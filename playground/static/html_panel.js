@@ -76,9 +76,45 @@ function drawMore(box) {     // the first list in the box with batches waiting g
   return true;
 }
 
-function fill(box) {        // a box not laid out (a hidden tab, the panel waiting for its style) waits
-  if (box.clientHeight > 0) while (nearEnd(box) && drawMore(box)) { /* a jump to the end draws up to it */ }
+// Within a viewport's height of the viewport (NEAR): a box further off waits until it comes near.
+// A box inside content the browser skips (content-visibility:auto, style.css: the Merges page's
+// corpus and tree, a few screens down) is far by definition, and asking where it is would make
+// the browser lay that content out: checkVisibility answers from its style alone.
+var NEAR = 1;
+function near(box) {
+  if (box.checkVisibility && !box.checkVisibility({contentVisibilityAuto: true})) return false;
+  if (box.clientHeight === 0) return false;    // not laid out: a hidden tab, a panel waiting for its style
+  var r = box.getBoundingClientRect(), h = window.innerHeight;
+  return r.bottom > -NEAR * h && r.top < (1 + NEAR) * h;
 }
+
+// A box not laid out (a hidden tab, the panel waiting for its style) waits, and so does one far off
+// screen: the Merges page's corpus got six more batches at the first step after the page opened
+// (~17 ms, and Streamlit's message telling the server of the step waited for them). A far box is
+// filled when the page is scrolled near it (below), or when it gets a new size (shown, laid out).
+var far = new Set();       // boxes with batches waiting, not near when last asked
+function fill(box) {
+  if (!near(box)) {
+    far.forEach(function (b) { if (!b.isConnected) far.delete(b); });   // a step's old corpus goes
+    far.add(box);
+    return;
+  }
+  far.delete(box);
+  while (nearEnd(box) && drawMore(box)) { /* a jump to the end draws up to it */ }
+}
+
+// Any scroll of the page (Streamlit's main area is a scroll box of its own; a scroll event does
+// not bubble, so it is caught on its way down): once a frame, before that frame's layout, the far
+// boxes still on the page are asked again.
+var farAsked = false;
+document.addEventListener("scroll", function () {
+  if (!far.size || farAsked) return;
+  farAsked = true;
+  requestAnimationFrame(function () {
+    farAsked = false;
+    far.forEach(function (box) { if (box.isConnected) fill(box); else far.delete(box); });
+  });
+}, {capture: true, passive: true});
 
 // On scroll (once a frame), and on every new size of the box. A size is reported after the
 // browser's own layout and before it paints, so reading the box's heights there costs nothing,

@@ -8,7 +8,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import WAIT, go_to, idle, intervals, load_preset, rerun, sentence, snap, train, use_pasted
+from playground import spans
+from tests.browser.conftest import (WAIT, frames, go_to, idle, intervals, load_preset, rerun, sentence, snap, train,
+                                   use_pasted)
 
 pytestmark = pytest.mark.browser
 
@@ -212,3 +214,39 @@ def test_a_link_as_a_new_servers_first_visit_goes_through_the_app(browser, tmp_p
                     assert_whole(page, page.get_by_test_id("stMain").get_by_text(label, exact=True).first, label)
         finally:
             context.close()
+
+
+# the Merges corpus: how many token boxes it draws, and how many batches it holds back (html_panel.js)
+CORPUS_DRAWN = """() => { const box = document.querySelector('.st-key-merges_corpus .tp-scroll');
+  return box ? [box.querySelectorAll('.tp-t').length,
+                (box.__tpWaiting || []).reduce((n, w) => n + w.batches.length, 0)] : null; }"""
+
+
+def test_a_corpus_far_below_the_screen_is_drawn_as_it_comes_near(tab):
+    """The corpus, a few screens down, holds its first batch of boxes until the page is scrolled
+    near it (html_panel.js: near, fill). Before, a corpus laid out while far (as on the KJV the
+    page's first run and first step lay it out, its content-visibility notwithstanding) drew six or
+    seven more batches no one saw: ~17 ms at the first step, before the message telling the server
+    of the step could leave. Here it is laid out wherever it is (its content-visibility set to
+    visible), so that only the panel's own rule holds it back. Scrolled to, it is filled past its
+    height."""
+    tab.set_viewport_size({"width": 1280, "height": 600})     # far: more than a screen below it
+    tab.open("/merges?preset=english")
+    tab.locator(".mg-state").wait_for(state="attached")
+    of = int(tab.locator(".mg-state").get_attribute("data-last"))
+    expect_step(tab, 0, of)
+    idle(tab)
+    tab.add_style_tag(content=".st-key-merges_corpus{content-visibility:visible !important}")
+    top = tab.evaluate("() => document.querySelector('.st-key-merges_corpus').getBoundingClientRect().top")
+    assert top > 2 * 600, f"the corpus is at {top} px: not far below the screen, the test shows nothing"
+    for k in (0, 1):
+        if k:
+            unfocus(tab)
+            step_by(tab, "ArrowRight", k, of)
+        tab.wait_for_timeout(500)      # what is not drawn: given the time a late drawing would take
+        drawn, waiting = tab.evaluate(CORPUS_DRAWN)
+        assert 0 < drawn <= spans.BATCH and waiting > 0, (k, drawn, waiting)
+    tab.locator(".st-key-merges_corpus").scroll_into_view_if_needed()
+    tab.wait_for_function(f"() => ({CORPUS_DRAWN})()[0] > {spans.BATCH}", timeout=WAIT)
+    frames(tab)
+    assert tab.locator(".st-key-merges_corpus .tp-scroll").evaluate("b => b.scrollHeight > b.clientHeight")
