@@ -103,18 +103,22 @@ function fill(box) {
   while (nearEnd(box) && drawMore(box)) { /* a jump to the end draws up to it */ }
 }
 
-// Any scroll of the page (Streamlit's main area is a scroll box of its own; a scroll event does
-// not bubble, so it is caught on its way down): once a frame, before that frame's layout, the far
-// boxes still on the page are asked again.
+// The far boxes still on the page are asked again, once a frame, before that frame's layout: on
+// any scroll of the page (Streamlit's main area is a scroll box of its own; a scroll event does not
+// bubble, so it is caught on its way down), and when content the browser skipped is laid out again
+// (content-visibility:auto coming near: a box there keeps the size it was last reported with, so
+// no ResizeObserver would tell of it).
 var farAsked = false;
-document.addEventListener("scroll", function () {
+function askFar() {
   if (!far.size || farAsked) return;
   farAsked = true;
   requestAnimationFrame(function () {
     farAsked = false;
     far.forEach(function (box) { if (box.isConnected) fill(box); else far.delete(box); });
   });
-}, {capture: true, passive: true});
+}
+document.addEventListener("scroll", askFar, {capture: true, passive: true});
+document.addEventListener("contentvisibilityautostatechange", askFar, true);
 
 // On scroll (once a frame), and on every new size of the box. A size is reported after the
 // browser's own layout and before it paints, so reading the box's heights there costs nothing,

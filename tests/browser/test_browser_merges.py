@@ -250,3 +250,24 @@ def test_a_corpus_far_below_the_screen_is_drawn_as_it_comes_near(tab):
     tab.wait_for_function(f"() => ({CORPUS_DRAWN})()[0] > {spans.BATCH}", timeout=WAIT)
     frames(tab)
     assert tab.locator(".st-key-merges_corpus .tp-scroll").evaluate("b => b.scrollHeight > b.clientHeight")
+
+
+def test_a_skipped_corpus_jumped_to_is_drawn(tab):
+    """The corpus below the fold is skipped by the browser (style.css: content-visibility:auto) as
+    the steps go by; one jump to it (no scrolling past it on the way) fills its box all the same."""
+    tab.set_viewport_size({"width": 1280, "height": 600})
+    tab.open("/merges?preset=english")
+    tab.locator(".mg-state").wait_for(state="attached")
+    of = int(tab.locator(".mg-state").get_attribute("data-last"))
+    expect_step(tab, 0, of)
+    idle(tab)
+    unfocus(tab)
+    for k in (1, 2, 3):
+        step_by(tab, "ArrowRight", k, of)
+    frames(tab)
+    drawn, waiting = tab.evaluate(CORPUS_DRAWN)
+    skipped = tab.evaluate("() => !document.querySelector('.st-key-merges_corpus .tp-scroll')"
+                           ".checkVisibility({contentVisibilityAuto: true})")
+    assert skipped and drawn <= spans.BATCH and waiting > 0, (skipped, drawn, waiting)
+    tab.evaluate("() => document.querySelector('.st-key-merges_corpus').scrollIntoView({block: 'center'})")
+    tab.wait_for_function(f"() => ({CORPUS_DRAWN})()[0] > {spans.BATCH}", timeout=WAIT)
