@@ -222,14 +222,39 @@ def test_parallel_counting_equals_single_process(name, normalizer, keep_newlines
     assert r.returncode == 0 and r.stdout.startswith("same"), r.stderr[-2000:]
 
 
-@pytest.mark.parametrize("name", ["whitespace", "bert", "chars"])
+@pytest.mark.parametrize("name", ["whitespace", "bert", "chars", "gpt2"])
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=texts)
 def test_counting_by_runs_gives_the_pieces_in_their_order(name, text):
-    """count_pieces splits each distinct run between white space once: the same pieces, counts
-    and first-appearance order as counting every piece of the text."""
+    """count_pieces splits each distinct run between white space (gpt2: each distinct segment,
+    white space and the run after it) once: the same pieces, counts and first-appearance order as
+    counting every piece of the text."""
     from core.pipeline import count_pieces, pre_tokenize_words
     assert list(count_pieces(text, name).items()) == list(Counter(pre_tokenize_words(text, name)).items())
+
+
+def test_gpt2_white_space_written_out_is_the_regex_modules():
+    """The segments are cut with the standard library's re, whose own \\s is not GPT-2's: the class
+    written out must hold exactly the code points the regex module's \\s matches."""
+    import sys
+    import regex
+    from core.pipeline import GPT2_WHITE_SPACE
+    theirs = regex.compile(r"\s")
+    ours = re.compile(f"[{GPT2_WHITE_SPACE}]")
+    differ = [hex(c) for c in range(sys.maxunicode + 1) if bool(theirs.match(chr(c))) != bool(ours.match(chr(c)))]
+    assert not differ
+
+
+def test_gpt2_segments_counted_on_repeated_words_lines_and_odd_white_space(monkeypatch):
+    from core import pipeline
+    text = ("In the beginning God created the heaven and the earth.\r\nAnd the earth was without form, "
+            "and void;  and darkness\u2028was upon the face\x1c of the deep.\n\n  And God's  \t\nthe 42 ½ ")
+    want = Counter(pipeline.pre_tokenize_words(text, "gpt2"))
+    assert list(pipeline.count_pieces(text, "gpt2").items()) == list(want.items())
+    assert pipeline.count_pieces(text, "gpt2")[" the"] == 6   # and "the" once, after a line break
+    # segments cut where a piece goes on (one character each): the text is counted piece by piece
+    monkeypatch.setattr(pipeline, "_GPT2_SEGMENT", re.compile(r"(?s)."))
+    assert list(pipeline.count_pieces(text, "gpt2").items()) == list(want.items())
 
 
 def test_counting_by_runs_on_repeated_runs_and_punctuation():
