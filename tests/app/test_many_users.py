@@ -2,7 +2,7 @@
 what the key fully determines, and no module keeps mutable state between sessions.
 
 Headless (AppTest; several AppTests in one process share the process-wide caches, as sessions on
-one server do). Six browser sessions at once against one `streamlit run`: tests/browser/
+one server do). Four browser sessions at once against one `streamlit run`: tests/browser/
 test_browser_many_users.py.
 """
 from __future__ import annotations
