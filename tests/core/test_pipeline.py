@@ -245,6 +245,33 @@ def test_gpt2_white_space_written_out_is_the_regex_modules():
     assert not differ
 
 
+def test_str_split_cuts_where_white_space_does_but_at_the_four_it_is_checked_for():
+    """The runs between white space are made by str.split() unless the text holds one of the code
+    points where str.isspace() and Unicode's White_Space (the whitespace pattern) disagree: every
+    code point is checked, and a text with one of those is counted by the pattern."""
+    import sys
+    from core.pipeline import _PATTERNS, _SPLIT_ALSO_CUTS_AT, _runs_between_white_space
+    differ = "".join(chr(c) for c in range(sys.maxunicode + 1)
+                     if chr(c).isspace() != bool(_PATTERNS["whitespace"].fullmatch("x" + chr(c)) is None))
+    assert differ == _SPLIT_ALSO_CUTS_AT
+    for text in ("a\x1cb c a\x1cb", "a b\u3000c\u2028a \x85b\xa0a", "  \t\n", "x\x1f"):
+        assert list(_runs_between_white_space(text).items()) == \
+            list(Counter(_PATTERNS["whitespace"].findall(text)).items())
+    assert list(_runs_between_white_space("a\x1cb c a\x1cb")) == ["a\x1cb", "c"]   # split() would cut there
+
+
+def test_ascii_runs_are_split_where_berts_whole_pattern_splits_them():
+    """An ASCII run is split by a class of ASCII's 32 punctuation characters, not BERT's whole one:
+    the two agree on every ASCII character, alone and between letters, and on runs of them."""
+    from core.pipeline import _BERT_ASCII, _bert_pattern
+    ascii_chars = [chr(c) for c in range(128) if not chr(c).isspace() or chr(c) in "\x1c\x1d\x1e\x1f"]
+    assert len(ascii_chars) == 128 - 6
+    for c in ascii_chars:
+        for run in (c, f"a{c}b", f"{c}{c}1", f"x{c}"):
+            assert _BERT_ASCII.findall(run) == _bert_pattern().findall(run), repr(run)
+    assert len([c for c in ascii_chars if len(_BERT_ASCII.findall(f"a{c}b")) == 3]) == 32
+
+
 def test_gpt2_segments_counted_on_repeated_words_lines_and_odd_white_space(monkeypatch):
     from core import pipeline
     text = ("In the beginning God created the heaven and the earth.\r\nAnd the earth was without form, "
