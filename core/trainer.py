@@ -398,7 +398,7 @@ class _Trainer:
         if _fast is not None and self.fast:   # the same, with _entry's tuples built in C
             _fast.revalue(pairs, earlier, queue, self.pair_value, self.pair_count, self.value_hist,
                           self.symbol_freq, self.heap, self.likelihood, self.min_freq,
-                          TIE_RULES.index(self.rule), self.first_key, self.vocab, _Descending)
+                          TIE_RULES.index(self.rule), self.first_key, self.vocab, _fast.Descending)
             return
         self._revalue_pairs(pairs, earlier, queue, self.pair_value, self.pair_count, self.value_hist,
                             self.symbol_freq, self.heap, self._entry, self.likelihood, self.min_freq)
@@ -572,7 +572,7 @@ class _Trainer:
             _fast.settle_merge(changes, p, (a, b, ab), earlier, recompute, self._first_occurrence, pair_count,
                                pair_words, first_key, symbol_pairs, self.pair_value, self.value_hist,
                                self.symbol_freq, self.heap, likelihood, self.min_freq, TIE_RULES.index(self.rule),
-                               vocab, _Descending)
+                               vocab, _fast.Descending)
         else:
             self._apply_changes(changes, pair_count, pair_words, first_key, recompute, likelihood, symbol_pairs)
             pair_count.pop(p, None)
