@@ -109,3 +109,23 @@ def test_mixed_text_same_trace(model):
     pure, fast = both_ways(words_for(mixed_text(500_000), config), config)
     assert len(pure["steps"]) > 500
     assert pure == fast
+
+
+fractions = st.tuples(st.integers(1, 10**12), st.integers(1, 10**24))
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=fractions, b=fractions, scale=st.integers(1, 1000))
+def test_compiled_descending_orders_as_the_python_one(a, b, scale):
+    """Likelihood heap entries hold the exact tiebreak made in C by the fast path and in Python by
+    _Trainer._entry: both order the fractions alike, largest first, and compare with each other."""
+    kinds = [trainer_module._Descending]   # and the compiled one where it is built (test_which_path_runs)
+    if trainer_module._fast is not None:
+        kinds.append(trainer_module._fast.Descending)
+    same = (a[0] * scale, a[1] * scale)          # equal value, other terms: compared by value, not terms
+    want_lt = a[0] * b[1] > b[0] * a[1]
+    for x in kinds:
+        for y in kinds:
+            assert (x(a) < y(b)) == want_lt
+            assert (x(a) == y(b)) == (a == b)
+            assert not (x(a) < y(same)) and not (y(same) < x(a))
