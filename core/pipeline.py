@@ -16,6 +16,7 @@ import logging
 import re
 from collections import Counter
 from functools import lru_cache
+from typing import Optional
 
 import regex
 
@@ -222,23 +223,46 @@ _GPT2_SEGMENT = re.compile(f"[{GPT2_WHITE_SPACE}]*[^{GPT2_WHITE_SPACE}]+|[{GPT2_
 def count_pieces(text: str, name: str, *, keep_newlines: bool = False) -> Counter:
     """pre_tokenize_words' pieces counted, in first-appearance order: the hot path of counting.
 
-    For whitespace, bert and chars the runs between white space are counted first (in C) and each
-    distinct run is split once: a corpus repeats its words, and BERT's punctuation class of
-    thousands of characters is slow to test every letter against (1 MB of English: 0.55 s as one
-    findall, 0.1 s this way). gpt2, read line by line, counts each distinct segment once the same
-    way (_count_gpt2_by_segments). Pieces keep their order of first appearance: a piece first
-    appears in the first-appearing run that holds it."""
+    In two steps: what repeats is counted first (count_units: in C, or one scan), then each
+    distinct unit is split once (pieces_of_units). For whitespace, bert and chars a unit is a run
+    between white space: a corpus repeats its words, and BERT's punctuation class of thousands of
+    characters is slow to test every letter against (1 MB of English: 0.55 s as one findall, 0.1 s
+    this way). For gpt2, read line by line, it is a segment (_gpt2_pieces_of_segments). Pieces keep
+    their order of first appearance: a piece first appears in the first-appearing unit that holds it.
+    core/corpus.py counts a long text's chunks' units and splits the merged units once."""
+    pieces = pieces_of_units(count_units(text, name, keep_newlines=keep_newlines), name, keep_newlines=keep_newlines)
+    if pieces is None:   # gpt2's segments did not give back their pieces (never seen): piece by piece
+        return Counter(pre_tokenize_words(text, name))
+    return pieces
+
+
+def count_units(text: str, name: str, *, keep_newlines: bool = False) -> Counter:
+    """count_pieces' first step: a text's units counted in order of first appearance: its runs
+    between white space (whitespace, bert, chars), its segments (gpt2 read line by line), or its
+    pieces themselves (gpt2 with its line breaks, jieba). The units of the parts of a text cut at
+    line breaks, merged in order, are the whole text's units."""
     check_names(pre_tokenizer=name)
     if name == "gpt2" and not keep_newlines:
-        return _count_gpt2_by_segments(text)
-    if name not in _WITHIN_RUNS:
-        return Counter(pre_tokenize_words(text, name, keep_newlines=keep_newlines))
-    runs = _runs_between_white_space(text)
-    if name == "whitespace":
-        return runs
+        # A line break before the text makes its first segment start with white space as every
+        # other one does, wherever the text was cut from a longer one (no rule matches a line
+        # break, so its pieces are the same): units of two chunks never run into each other.
+        return Counter(_GPT2_SEGMENT.findall("\n" + text))
+    if name in _WITHIN_RUNS:
+        return _runs_between_white_space(text)
+    return Counter(pre_tokenize_words(text, name, keep_newlines=keep_newlines))
+
+
+def pieces_of_units(units: Counter, name: str, *, keep_newlines: bool = False) -> Optional[Counter]:
+    """count_pieces' second step: each distinct unit split once, the pieces counted in order of
+    first appearance; None if gpt2's segments did not give back their pieces (the caller then counts
+    the text piece by piece)."""
+    if name == "gpt2" and not keep_newlines:
+        return _gpt2_pieces_of_segments(units)
+    if name not in _WITHIN_RUNS or name == "whitespace":
+        return units
     split, out = _pattern(name).findall, Counter()
     split_ascii = _BERT_ASCII.findall
-    for run, n in runs.items():
+    for run, n in units.items():
         if run.isascii():
             if name == "chars" or run.isalnum():
                 out[run] += n   # no CJK (chars), and no punctuation either (bert): kept whole
@@ -272,21 +296,20 @@ def _runs_between_white_space(text: str) -> Counter:
     return Counter(text.split())
 
 
-def _count_gpt2_by_segments(text: str) -> Counter:
-    """count_pieces for gpt2 (line by line, breaks left out): each distinct segment (_GPT2_SEGMENT)
-    split once. Prose repeats its segments (" the", " LORD,"): the KJV's 8.6 MB are 31,108
-    distinct ones, 258,279 characters, so the pieces come from one scan of those instead of the
-    whole text.
+def _gpt2_pieces_of_segments(segments: Counter) -> Optional[Counter]:
+    """pieces_of_units for gpt2 (line by line, breaks left out): the distinct segments
+    (_GPT2_SEGMENT) split in one scan. Prose repeats its segments (" the", " LORD,"): the KJV's
+    8.6 MB are 31,108 distinct ones, 258,279 characters, so the pieces come from one scan of those
+    instead of the whole text.
 
     Why it is exact. No piece reaches from a segment's run into the white space after it, and no
     rule looks past a run's last character, so the text's pieces are its segments' pieces, one
     segment after another, and so are those of the distinct segments written one after another
-    in their order of first appearance (every segment but the text's first starts with white space;
-    white space alone can only be the last). That order also gives each piece its first
-    appearance. Each segment's pieces cover it all but its line breaks (no rule matches \r or \n),
-    which is how the pieces are given back to their segments' counts. Should that ever not hold,
-    the text is counted piece by piece instead."""
-    segments = Counter(_GPT2_SEGMENT.findall(text))
+    in their order of first appearance (each segment starts with white space, count_units sees to
+    the first; white space alone ends with a line break, where no piece goes on, or ends the text).
+    That order also gives each piece its first appearance. Each segment's pieces cover it all but
+    its line breaks (no rule matches \r or \n), which is how the pieces are given back to their
+    segments' counts. Should that ever not hold, None: the caller counts piece by piece instead."""
     pieces = _PATTERNS["gpt2"].findall("".join(segments))
     out, i = Counter(), 0
     try:
@@ -302,7 +325,5 @@ def _count_gpt2_by_segments(text: str) -> Counter:
             if left:
                 raise IndexError("a piece crossed into the next segment")
     except IndexError:
-        i = -1
-    if i != len(pieces):
-        return Counter(pre_tokenize_words(text, "gpt2"))
-    return out
+        return None
+    return out if i == len(pieces) else None

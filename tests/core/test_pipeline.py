@@ -26,7 +26,7 @@ from tokenizers import pre_tokenizers
 from core.corpora import kjv_text
 from core.corpus import PARALLEL_MIN_CHARS, WordCounts, count_words
 from core.errors import CorpusError
-from core.pipeline import pre_tokenize
+from core.pipeline import pre_tokenize, pre_tokenize_words
 from core.reference import byte_chars
 from core.trainer import TrainConfig, initial_vocab
 from tests.support import in_unicode_14
@@ -243,6 +243,30 @@ def test_gpt2_white_space_written_out_is_the_regex_modules():
     ours = re.compile(f"[{GPT2_WHITE_SPACE}]")
     differ = [hex(c) for c in range(sys.maxunicode + 1) if bool(theirs.match(chr(c))) != bool(ours.match(chr(c)))]
     assert not differ
+
+
+@pytest.mark.parametrize("name", ["whitespace", "bert", "chars", "gpt2"])
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])   # set alike each time
+@given(lines=st.lists(texts, min_size=1, max_size=8), breaks=st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=8),
+       chunk=st.integers(1, 30))
+def test_chunks_units_merged_then_split_once_give_the_whole_texts_pieces(name, lines, breaks, chunk, monkeypatch):
+    """count_words counts each chunk's units (runs, gpt2's segments) and splits the merged units
+    once: with chunks of a few characters, cut at every kind of line break, the pieces, counts
+    and first-appearance order are the piece-by-piece scan's of the whole text, and gpt2's
+    segments never fall back to that scan (a chunk's first segment, which has no white space before
+    it, does not run into the unit before it)."""
+    from core import corpus
+    text = "".join(line + brk for line, brk in zip(lines, breaks))
+    want = Counter(pre_tokenize_words(text, name))
+    monkeypatch.setattr(corpus, "_CHUNK_CHARS", chunk)
+    monkeypatch.setattr(corpus, "_count_chunk", None)   # the fallback, piece by piece: not taken
+    if not want:
+        with pytest.raises(CorpusError):
+            corpus.count_words(text, name, workers=1)
+        return
+    got = corpus.count_words(text, name, workers=1)
+    assert list(zip(got.words, got.counts)) == list(want.items())
 
 
 def test_str_split_cuts_where_white_space_does_but_at_the_four_it_is_checked_for():
