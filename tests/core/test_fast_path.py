@@ -129,3 +129,20 @@ def test_compiled_descending_orders_as_the_python_one(a, b, scale):
             assert (x(a) < y(b)) == want_lt
             assert (x(a) == y(b)) == (a == b)
             assert not (x(a) < y(same)) and not (y(same) < x(a))
+
+
+def _plain_entry(entry):
+    """A heap entry with its exact tiebreak (either kind of Descending) as the fraction it holds."""
+    return entry[:1] + (getattr(entry[1], "value", entry[1]),) + entry[2:]
+
+
+@pytest.mark.parametrize("setting,rule", CASES, ids=CASE_IDS)
+def test_the_start_builds_the_reference_queue(setting, rule):
+    """The trainer's start on the fast path (heap_entries, pairs_by_symbol in C) builds the queue and
+    the symbol -> pairs map the Python start builds, entry for entry, in the same heap order."""
+    config = TrainConfig(vocab_size=2000, tie_break=rule, **setting).resolved()
+    words = words_for(mixed_text(20_000), config)
+    pure = trainer_module._Trainer(words, config, fast=False)
+    fast = trainer_module._Trainer(words, config, fast=True)
+    assert [_plain_entry(e) for e in fast.heap] == [_plain_entry(e) for e in pure.heap]
+    assert len(pure.heap) > 300 and fast.symbol_pairs == pure.symbol_pairs

@@ -466,6 +466,47 @@ def test_byte_level_start_is_initial_vocab(kw):
     assert _byte_level_start(words, config) == (specials, alphabet, [[token_id[s] for s in sp] for sp in splits])
 
 
+CHAR_SPLIT_CONFIGS = [
+    dict(model="bpe"),
+    dict(model="bpe", end_of_word="symbol"),
+    dict(model="bpe", end_of_word="suffix"),
+    dict(model="bpe", end_of_word="suffix", pre_tokenizer="chars"),   # one-character words: all suffixed
+    dict(model="bpe", special_tokens=("a", "<s>"), unk_token="<unk>"),  # a special that is a character
+    dict(model="bpe", end_of_word="symbol", special_tokens=("</w>",)),  # the end mark a special token
+    dict(model="wordpiece", unk_token="[UNK]"),
+    dict(model="wordpiece", special_tokens=("#", "##a"), unk_token="[UNK]"),   # specials spelled as symbols
+]
+
+
+def _initial_ids(words, config):
+    from core.trainer import initial_vocab
+    specials, alphabet, splits = initial_vocab(words, config)
+    token_id = {t: i for i, t in enumerate(specials + alphabet)}
+    return specials, alphabet, [[token_id[s] for s in sp] for sp in splits]
+
+
+@pytest.mark.parametrize("kw", CHAR_SPLIT_CONFIGS, ids=lambda kw: "-".join(str(v) for v in kw.values()))
+def test_char_level_start_is_initial_vocab(kw):
+    """_char_level_start (characters through a table per mark) gives initial_vocab's specials and
+    alphabet and the ids of every initial_symbols string, on Chinese, English, emoji and code."""
+    from core.trainer import _char_level_start
+    config = TrainConfig(vocab_size=5000, **kw).resolved()
+    assert not config.byte_level
+    words = count_words(mixed_text(40_000) + " a # ## ##a <s> naïve 😀 x", config.pre_tokenizer, workers=1)
+    assert _char_level_start(words, config) == _initial_ids(words, config)
+
+
+@pytest.mark.parametrize("kw", CHAR_SPLIT_CONFIGS, ids=lambda kw: "-".join(str(v) for v in kw.values()))
+@settings(max_examples=60, deadline=None)
+@given(words=st.lists(st.text(alphabet="ab#<>/w\u00e9\u4e00\U0001f600", max_size=6), max_size=8, unique=True))
+def test_char_level_start_is_initial_vocab_on_any_words(kw, words):
+    """The same on any words, the empty word and words spelled like the marks (#, ##, </w>) included."""
+    from core.trainer import _char_level_start
+    config = TrainConfig(vocab_size=5000, **kw).resolved()
+    wc = WordCounts(tuple(words), tuple(range(1, len(words) + 1)))
+    assert _char_level_start(wc, config) == _initial_ids(wc, config)
+
+
 @pytest.mark.parametrize("kw", [dict(model="bpe"), dict(model="bpe", end_of_word="suffix"), dict(model="bbpe"),
                                 dict(model="wordpiece", unk_token="[UNK]")], ids=lambda kw: "-".join(kw.values()))
 @pytest.mark.parametrize("fast", [True, False])
