@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+import sys
 import threading
 from bisect import bisect_left, insort
 from contextlib import contextmanager
@@ -304,6 +305,9 @@ def _byte_level_start(words: WordCounts, config: TrainConfig) -> tuple[list[str]
     return specials, alphabet, ids
 
 
+_LAST_CHAR_ID = sys.maxunicode     # _char_level_start writes an id as the character of that code point
+
+
 def _char_level_start(words: WordCounts, config: TrainConfig) -> tuple[list[str], list[str], list[list[int]]]:
     """initial_vocab's (special tokens, alphabet) and each word's initial symbol ids, for a config
     whose words are not written in the byte-level alphabet (their first split is their characters,
@@ -329,7 +333,9 @@ def _char_level_start(words: WordCounts, config: TrainConfig) -> tuple[list[str]
         symbols = plain | ({END_OF_WORD} if mark == "symbol" and ws else set())
     alphabet = sorted((s for s in symbols if s not in specials), key=_alphabet_order)
     token_id = {t: i for i, t in enumerate(specials + alphabet)}
-    # ids as characters: chr(id) for every id a vocabulary can have (str holds any code point)
+    if len(token_id) > _LAST_CHAR_ID + 1:   # more symbols than code points: ids looked up one by one
+        return specials, alphabet, [[token_id[s] for s in initial_symbols(w, config)] for w in ws]
+    # ids as characters: chr(id), any code point up to the last (str holds every one)
     plain_table = {ord(c): chr(token_id[c]) for c in plain}
     if mark == "wordpiece":
         marked_table = {ord(c): chr(token_id[CONTINUATION + c]) for c in marked}

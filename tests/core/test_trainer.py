@@ -507,6 +507,18 @@ def test_char_level_start_is_initial_vocab_on_any_words(kw, words):
     assert _char_level_start(wc, config) == _initial_ids(wc, config)
 
 
+def test_char_level_start_with_more_symbols_than_code_points(monkeypatch):
+    """Ids are written as code points; an alphabet larger than there are code points (here: than a
+    lowered limit) is looked up symbol by symbol instead, to the same ids."""
+    from core import trainer as trainer_module
+    config = TrainConfig(model="wordpiece", vocab_size=5000, unk_token="[UNK]").resolved()
+    words = count_words(mixed_text(5_000), config.pre_tokenizer, workers=1)
+    want = _initial_ids(words, config)
+    assert len(want[0]) + len(want[1]) > 11     # so the lowered limit is passed
+    monkeypatch.setattr(trainer_module, "_LAST_CHAR_ID", 10)
+    assert trainer_module._char_level_start(words, config) == want
+
+
 @pytest.mark.parametrize("kw", [dict(model="bpe"), dict(model="bpe", end_of_word="suffix"), dict(model="bbpe"),
                                 dict(model="wordpiece", unk_token="[UNK]")], ids=lambda kw: "-".join(kw.values()))
 @pytest.mark.parametrize("fast", [True, False])
