@@ -261,11 +261,17 @@ def _alphabet_order(symbol: str) -> tuple:
     return (0, symbol)
 
 
-def initial_vocab(words: WordCounts, config: TrainConfig) -> tuple[list[str], list[str], list[list[str]]]:
-    """(special tokens, alphabet in id order, each word's initial split)."""
+def _special_tokens(config: TrainConfig) -> list[str]:
+    """The vocabulary's first ids: the special tokens once each, then the unknown token if not one of them."""
     specials = list(dict.fromkeys(config.special_tokens))
     if config.unk_token is not None and config.unk_token not in specials:
         specials.append(config.unk_token)
+    return specials
+
+
+def initial_vocab(words: WordCounts, config: TrainConfig) -> tuple[list[str], list[str], list[list[str]]]:
+    """(special tokens, alphabet in id order, each word's initial split)."""
+    specials = _special_tokens(config)
     splits = [initial_symbols(w, config) for w in words.words]
     symbols = set()
     for s in splits:
@@ -288,9 +294,7 @@ def _byte_level_start(words: WordCounts, config: TrainConfig) -> tuple[list[str]
     string up, but each word's ids are its UTF-8 bytes mapped through a 256-entry table
     (bytes.translate, in C) instead of one string and one dict look-up per byte (on 8 MB of
     Chinese and English, 132k words: most of the trainer's start-up)."""
-    specials = list(dict.fromkeys(config.special_tokens))
-    if config.unk_token is not None and config.unk_token not in specials:
-        specials.append(config.unk_token)
+    specials = _special_tokens(config)
     encoded = [w.encode("utf-8") for w in words.words]
     char = byte_to_char()
     seen = range(256) if config.model == "bbpe" else set(b"".join(encoded))   # bbpe: all 256 bytes
@@ -317,9 +321,7 @@ def _char_level_start(words: WordCounts, config: TrainConfig) -> tuple[list[str]
     plain, WordPiece's ##, and suffix BPE's </w> on a word's last character. On 8 MB of Chinese
     and English (150,000 words) this was a third of the trainer's start, one string, one list and
     one dict look-up per character."""
-    specials = list(dict.fromkeys(config.special_tokens))
-    if config.unk_token is not None and config.unk_token not in specials:
-        specials.append(config.unk_token)
+    specials = _special_tokens(config)
     ws = words.words
     mark = "wordpiece" if config.model == "wordpiece" else config.end_of_word
     if mark == "wordpiece":         # the first character plain, every other one ##-continued
