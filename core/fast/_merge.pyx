@@ -400,13 +400,9 @@ def heap_entries(dict pair_value, bint likelihood, int rule, dict first_key, lis
     pair gets one (165,000 on 8 MB of Chinese and English), and WordPiece's exact tiebreak is the
     compiled Descending here too."""
     cdef list entries = []
-    cdef object q, v, k
+    cdef object q, v
     for q, v in pair_value.items():
-        k = _tie_key(q, rule, first_key, vocab)
-        if likelihood:
-            entries.append((-v[0] / v[1], descending(v), k[0], k[1], q[0], q[1]))
-        else:
-            entries.append((-v, 0, k[0], k[1], q[0], q[1]))
+        entries.append(_entry(q, v, likelihood, rule, first_key, vocab, descending))
     return entries
 
 
@@ -450,7 +446,7 @@ cdef int _revalue_one(object q, object c, object earlier, bint queue, dict pair_
                       list heap, bint likelihood, object min_freq, int rule, dict first_key, list vocab,
                       object descending) except -1:
     """One pair of _Trainer._revalue_pairs, given its current count c (0: gone)."""
-    cdef object old, d, g, v, k
+    cdef object old, d, g, v
     cdef bint better
     old = pair_value.pop(q, None)
     if old is not None:
@@ -468,11 +464,7 @@ cdef int _revalue_one(object q, object c, object earlier, bint queue, dict pair_
     pair_value[q] = v
     hist[v] = hist.get(v, 0) + 1
     if queue and (better or q in earlier):
-        k = _tie_key(q, rule, first_key, vocab)
-        if likelihood:
-            heappush(heap, (-v[0] / v[1], descending(v), k[0], k[1], q[0], q[1]))
-        else:
-            heappush(heap, (-v, 0, k[0], k[1], q[0], q[1]))
+        heappush(heap, _entry(q, v, likelihood, rule, first_key, vocab, descending))
     return 0
 
 
@@ -542,7 +534,7 @@ cdef int _settle_counts(dict changes, object p, set earlier, set recompute, firs
     """settle_merge where every pair is eligible and its value is its count (counts, not scores;
     minimum frequency 1): the trainer then keeps one dict for both (pair_value is pair_count), and
     each pair's old value is its count before the merge. Half the dict lookups of the general case."""
-    cdef object q, d, m, n, k
+    cdef object q, d, m, n
     cdef bint track_first = bool(recompute)
     m = pair_count.pop(p, None)
     first_key.pop(p, None)
@@ -564,8 +556,7 @@ cdef int _settle_counts(dict changes, object p, set earlier, set recompute, firs
         if track_first and q in recompute:
             first_key[q] = first_occurrence(q)
         if m is None or n > m or q in earlier:
-            k = _tie_key(q, rule, first_key, vocab)
-            heappush(heap, (-n, 0, k[0], k[1], q[0], q[1]))
+            heappush(heap, _entry(q, n, False, rule, first_key, vocab, None))
     return 0
 
 
@@ -576,6 +567,16 @@ cdef inline int _hist_drop(dict hist, object v) except -1:
     else:
         del hist[v]
     return 0
+
+
+cdef inline tuple _entry(object q, object v, bint likelihood, int rule, dict first_key, list vocab,
+                         object descending):
+    """_Trainer._entry: (-value, exact tiebreak, tie key 1, tie key 2, left, right) for pair q of
+    value v (a count, or for likelihood a reduced (numerator, denominator))."""
+    cdef object k = _tie_key(q, rule, first_key, vocab)
+    if likelihood:
+        return (-v[0] / v[1], descending(v), k[0], k[1], q[0], q[1])
+    return (-v, 0, k[0], k[1], q[0], q[1])
 
 
 cdef inline object _tie_key(object q, int rule, dict first_key, list vocab):
