@@ -2,7 +2,8 @@
 starts another for a test that needs a new server), one Chromium, and the ways to drive a page.
 
 The server runs headless on a free port; Playwright drives Debian's Chromium, its headless shell
-when installed (its own browser download is not reachable here). Screenshots go to tests/screenshots/ (not committed).
+when installed (its own browser download is not reachable here). Screenshots go to
+tests/screenshots/ (not committed).
 
 Waiting: never for a time. An action that reruns the script goes inside `with rerun(page):`, which
 returns once the server has sent that run's `script_finished` message (watched on the page's
