@@ -2,7 +2,8 @@
 
 Every run: page config, session defaults (once), the navigation, the page, then the sidebar's
 status (drawn after the page so it already shows what the page just trained); once a process, at
-the end of its first run, the imports its first page did not need (startup.import_later).
+the end of its first run, the imports its first page did not need and the heap's first settle
+(startup.import_later).
 """
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from core.errors import PlaygroundError
-from playground import corpus_store, heap, html_panel, state, style, views
+from playground import corpus_store, html_panel, state, style, views
 from playground.startup import import_later, startup_corpus
 
 
@@ -29,7 +30,6 @@ st.set_page_config(page_title="Tokenizer Playground", page_icon=str(ICON), layou
 style.inject()   # the one stylesheet (playground/style.css), for whichever page runs
 html_panel.preload()
 state.init()
-heap.settle_once()   # the modules just loaded stay for the process: out of the collector's full passes
 if state.first_run():
     try:  # `streamlit run app.py -- --corpus PATH`: start every session with that corpus
         corpus = startup_corpus(sys.argv[1:])

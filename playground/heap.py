@@ -15,8 +15,8 @@ new results goes as before: a trace, its corpus and its results hold no referenc
 ran (a closed session's objects): settle() begins by unfreezing, so that is collected at the next
 settle.
 
-    settle()             collect, then freeze what is alive
-    settle_once()        app.py, every run: once a process, after the app's modules are loaded
+    settle()             collect, then freeze what is alive (startup.import_later: once a server
+                         process, in the background after its first page)
     settle_for(results)  state.set_results: when the results are big enough to be worth a pass
 """
 from __future__ import annotations
@@ -27,23 +27,12 @@ import gc
 # freezing them needs (a few ms), and most tests train seeds of a few merges
 WORTH_STEPS = 2_000
 
-_settled_once = False
-
 
 def settle() -> None:
     """Collect what is garbage now (frozen or not), then freeze everything still alive."""
     gc.unfreeze()
     gc.collect()
     gc.freeze()
-
-
-def settle_once() -> None:
-    """The first call in the process settles (the app's modules, Streamlit's and Plotly's own objects:
-    ~140,000, a full pass of 60-80 ms); later calls do nothing."""
-    global _settled_once
-    if not _settled_once:
-        _settled_once = True
-        settle()
 
 
 def settle_for(results) -> None:

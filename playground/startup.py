@@ -7,7 +7,8 @@ starts with it.
 
 `through_app()`: every page runs inside app.py, even a deep link on a new server.
 
-`import_later()`: what a new server's first page does not need is imported after it is drawn.
+`import_later()`: what a new server's first page does not need is imported after it is drawn,
+and the heap settled then.
 """
 from __future__ import annotations
 
@@ -92,17 +93,16 @@ _imported_later = False
 def import_later() -> Optional[threading.Timer]:
     """Once a server process, at the end of its first run: import LATER in the background, so that
     the page drawn first did not wait for them and the first click that needs them finds them
-    loaded; then settle the heap (heap.settle: their objects out of the collector's full passes).
-    Returns the timer started, if any. Nothing where they are imported already (a --corpus start),
-    nor outside a server (AppTest): a test process imports what its tests need, and a collection
-    in the background there would race the tests of the collector (tests/playground/test_heap.py)."""
+    loaded; then settle the heap (heap.settle: the app's modules, Streamlit's, Plotly's and these
+    out of the collector's full passes). The first page does not wait for that settle either: made
+    before it, it cost the server's first session ~50 ms. Returns the timer started, if any. Nothing
+    outside a server (AppTest): a test process imports what its tests need, and a collection in the
+    background there would race the tests of the collector (tests/playground/test_heap.py)."""
     global _imported_later
     if _imported_later or not runtime.exists():
         return None
     _imported_later = True
-    missing = [name for name in LATER if name not in sys.modules]
-    if not missing:
-        return None
+    missing = [name for name in LATER if name not in sys.modules]   # none after a --corpus start
 
     def work() -> None:
         for name in missing:

@@ -69,3 +69,19 @@ def test_what_the_first_page_did_not_need_is_imported_once_in_the_background(tmp
     assert "tp_later_probe" in sys.modules and settled == [True]   # imported, then settled
     assert startup.import_later() is None and settled == [True]     # once a process
     monkeypatch.delitem(sys.modules, "tp_later_probe")
+
+
+def test_the_heap_is_settled_in_the_background_even_with_nothing_left_to_import(monkeypatch):
+    """A server started with --corpus has imported pandas for its first page: the background step
+    still settles the heap once (app.py no longer settles before the first page)."""
+    settled = []
+    monkeypatch.setattr(startup, "LATER", ("sys",))            # imported already
+    monkeypatch.setattr(startup, "IMPORT_AFTER", 0.0)
+    monkeypatch.setattr(startup, "_imported_later", False)
+    monkeypatch.setattr(startup.heap, "settle", lambda: settled.append(True))
+    monkeypatch.setattr(startup.runtime, "exists", lambda: True)
+    timer = startup.import_later()
+    assert timer is not None
+    timer.join(10)
+    assert settled == [True]
+    assert startup.import_later() is None and settled == [True]     # once a process
