@@ -12,7 +12,7 @@ from pathlib import PurePath
 import streamlit as st
 
 from core import presets
-from core.corpus import corpus_stats, decode_text, read_word_count_table
+from core.corpus import decode_text, read_word_count_table
 from core.errors import CorpusError, PlaygroundError
 from core.pipeline import NORMALIZERS, PRE_TOKENIZERS
 from core.limits import MAX_VOCAB_SIZE
@@ -260,6 +260,9 @@ def _current_settings() -> Settings:
             state.show_widget(key, values[field])
         configs[model] = views.widgets_to_config(model, values, base)
     settings = Settings.from_configs(configs)
+    if settings == stored:
+        return stored    # the same object: corpus_store.sync compares by identity, and a new one made it
+                         # work out the address again at every run (the corpus's 4 MB hashed, on the KJV)
     state.set_settings(settings)
     return settings
 
@@ -337,12 +340,12 @@ else:
             st.button(f"Try: {variant.label}", key=K.variant(i), on_click=_apply_variant,
                       args=(variant.model, dict(variant.changes)))
     try:
-        words = training.corpus_words(corpus, settings.bpe)
+        overview = training.corpus_overview(corpus, settings.bpe)
     except PlaygroundError as e:
         st.error(f"{views.md_escape(str(e))}. Change the BPE pre-tokenizer or normalizer, or use another corpus.")
-        words = None
-    if words is not None:
-        stats = views.table_stats(words) if corpus.is_table else corpus_stats(corpus.text, words)
+        overview = None
+    if overview is not None:
+        stats = overview.stats
         # a wrapping row of fixed-width figures: on a narrow projector they go on to a second line
         # instead of cutting their labels ("Unique wo…")
         with st.container(horizontal=True, gap="medium"):
@@ -359,8 +362,8 @@ else:
             bpe = settings.bpe.resolved()
             st.caption(f"Words as the BPE settings split them (pre-tokenizer {bpe.pre_tokenizer}, "
                        f"normalizer {bpe.normalizer}).")
-            if views.looks_unspaced(corpus.text, bpe.pre_tokenizer):
-                share = views.unspaced_share(corpus.text)
+            if views.looks_unspaced(overview.unspaced_share, bpe.pre_tokenizer):
+                share = overview.unspaced_share
                 with st.container(border=True, key="corpus_unspaced_hint"):
                     st.warning(f"{share:.0%} of the lines are one long “word”: this text has no spaces between "
                                "its words (Chinese, Japanese, Thai…), so splitting at spaces makes each line a "
@@ -372,10 +375,10 @@ else:
                                   args=("jieba",))
         left, right = st.columns([2, 3])
         with left:
-            frame, cut = views.word_frequency_frame(words)
+            frame = overview.top_words
             st.dataframe(frame, hide_index=True, height=360 if len(frame) > 10 else "auto")
-            if cut:
-                st.caption(f"The {len(frame):,} most frequent of {len(words):,} unique words "
+            if overview.more_words:
+                st.caption(f"The {len(frame):,} most frequent of {stats.unique_words:,} unique words "
                            "(click a column to sort these).")
         with right:
             if corpus.text is not None:

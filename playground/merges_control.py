@@ -17,6 +17,7 @@ Pure helpers (what a step says and shows, the URL's parsing) are in stepper.py; 
 """
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass, field, replace
 from typing import Optional
@@ -347,8 +348,13 @@ def warm_browser() -> None:
     in the first Next (about 0.7 s of a first step 2.5x as long as the others on the KJV,
     bench/browser.py). Loaded here, it runs while the corpus is read and trained."""
     with st.container(key=CHART_WARM_BOX):
-        st.plotly_chart(charts.placeholder_chart(), key=f"{CHART_WARM_BOX}_chart", theme="streamlit",
+        st.plotly_chart(_placeholder_chart(), key=f"{CHART_WARM_BOX}_chart", theme="streamlit",
                         config={"displayModeBar": False})
+
+
+# One figure for every run of every session (st.plotly_chart copies what it is given, and the
+# figure never changes): made at each Corpus page run it was ~18 ms of Plotly's validation.
+_placeholder_chart = functools.cache(charts.placeholder_chart)
 
 
 def warm(results: Results, corpus: Optional[Corpus]) -> None:

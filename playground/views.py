@@ -176,9 +176,10 @@ def unspaced_share(text: str, max_lines: int = 2_000) -> float:
     return single / len(lines)
 
 
-def looks_unspaced(text: Optional[str], pre_tokenizer: str) -> bool:
-    """Whether the Corpus page should offer per-character or jieba splitting instead."""
-    return bool(text) and pre_tokenizer == "whitespace" and unspaced_share(text) >= UNSPACED_SHARE
+def looks_unspaced(share: float, pre_tokenizer: str) -> bool:
+    """Whether the Corpus page should offer per-character or jieba splitting instead, for a text
+    whose unspaced_share is `share`."""
+    return pre_tokenizer == "whitespace" and share >= UNSPACED_SHARE
 
 
 FIT_MERGES = 200            # a corpus's default vocabulary: its alphabet plus this many merges

@@ -1,12 +1,14 @@
 """The app headless, through streamlit.testing.v1.AppTest: every page runs, a preset trains,
 bad input is refused without losing anything. Charts' pixels are the browser tests' job."""
 import re
+from dataclasses import replace
 
 import pytest
 
-from core.corpus import WordCounts
+from core.corpus import WordCounts, corpus_stats
 from core.trainer import TrainConfig
-from playground import state, views
+from playground import state, training, views
+from playground.state import Corpus
 from tests.app.conftest import load_preset, new_app, train
 from tests.support import PAGES
 
@@ -118,6 +120,30 @@ def test_settings_widgets_round_trip():
     empty = views.config_to_widgets(TrainConfig(model="wordpiece").resolved())
     back = views.widgets_to_config("wordpiece", empty)
     assert back.unk_token is None and back.max_merges is None and back.special_tokens == ()
+
+
+def test_the_corpus_overview_is_worked_out_once_per_corpus_and_way_of_counting():
+    text = "the cat and the dog\n分词是自然语言处理的第一步。\n分词很难做得好。\nthe end"
+    corpus = Corpus.from_text("mixed", text, "paste")
+    cfg = TrainConfig(model="bpe", vocab_size=40)
+    first = training.corpus_overview(corpus, cfg)
+    words = training.corpus_words(corpus, cfg)
+    assert first.stats == corpus_stats(text, words)
+    assert first.unspaced_share == views.unspaced_share(text) == 0.5
+    frame, more = views.word_frequency_frame(words)
+    assert first.top_words.equals(frame) and first.more_words is more is False
+    # a new vocabulary size counts no word anew: the same overview; another pre-tokenizer does
+    assert training.corpus_overview(corpus, replace(cfg, vocab_size=80, tie_break="hf")) is first
+    chars = training.corpus_overview(corpus, replace(cfg, pre_tokenizer="chars"))
+    assert chars is not first and chars.stats.words > first.stats.words
+    assert views.looks_unspaced(first.unspaced_share, "whitespace")
+    assert not views.looks_unspaced(first.unspaced_share, "chars")
+    assert not views.looks_unspaced(0.49, "whitespace")
+
+    table = WordCounts(("low", "lower", "newest"), (5, 2, 6))
+    by_table = training.corpus_overview(Corpus.from_table("t.csv", table, "upload"), cfg)
+    assert by_table.stats == views.table_stats(table) and by_table.unspaced_share == 0.0
+    assert list(by_table.top_words["word"]) == ["newest", "low", "lower"]
 
 
 def test_word_frequency_frame_and_preview():
