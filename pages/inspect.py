@@ -19,7 +19,6 @@ from core import replay, walks
 from core.encoders import ENCODERS
 from core.errors import PlaygroundError
 from core.formats import FORMATS, tokenizer_file_text
-from core.pretrained import pretrained_unavailable
 from core.trace_io import trace_csv, trace_report
 from playground import charts, compare, corpus_store, html_panel, inspect_link, session_file, spans, state, tokenizers, \
     unigram_control, views
@@ -184,7 +183,7 @@ def _default_choice(choices) -> str:
 def _pick_tokenizer(results):
     """Draw the tokenizer controls; returns (tokenizer, trace or None, step or None, encoder, label)."""
     choices = _choices(results)
-    missing = pretrained_unavailable()
+    missing = tokenizers.unavailable_pretrained()
     if missing:
         with st.expander(f"{len(missing)} pretrained tokenizer{'s are' if len(missing) > 1 else ' is'} not "
                          "installed: how to add them"):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.pretrained import pretrained_unavailable
 from playground import charts, compare, inspect_link, state, token_tax, tokenizers, views
 from playground.state import MODEL_LABELS, PERSIST, LanguagesKeys as K
 from playground.startup import through_app
@@ -16,6 +15,23 @@ from playground.startup import through_app
 through_app()   # a deep link on a new server (or AppTest) may run this file without app.py
 
 MEAN = "(mean of the tokenizers shown)"
+
+
+# The two figures, made once per content and shared: made at every run, Plotly's checks of the heat
+# map (~50 languages by each tokenizer) and the curves were ~100 ms of the page's ~220 on each visit
+# and each click here. Keyed by what they draw (st.plotly_chart copies a figure, never changes it).
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _tax_chart(rows: tuple, columns: tuple, _ordered):
+    return charts.token_tax_chart(_ordered, list(columns))
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _curves_chart(rows: tuple, _curves: dict):
+    return charts.bytes_per_token_chart(_curves)
+
+
+def _rows(frame) -> tuple:
+    return tuple(frame.itertuples(index=False, name=None))
 # a few well-known vocabularies of different sizes and makers; the others are one click away
 DEFAULT_PRETRAINED = ("gpt2", "cl100k_base", "o200k_base", "llama3", "qwen2.5", "mistral-v1", "bert-base-uncased")
 
@@ -63,7 +79,7 @@ state.init_widget(K.TOKENIZERS, default)
 # the widget does not have
 state.set_widget(K.TOKENIZERS, [k for k in state.widget_value(K.TOKENIZERS) or [] if k in available])
 
-missing = pretrained_unavailable()
+missing = tokenizers.unavailable_pretrained()
 if missing:
     with st.expander(f"{len(missing)} pretrained tokenizer{'s are' if len(missing) > 1 else ' is'} not installed"):
         for name, command in missing:
@@ -113,7 +129,8 @@ else:
                            format_func=lambda k: label_of.get(k, k), help="The dearest language first.")
     ordered = token_tax.sort_languages(frame, label_of.get(sort_by))
     st.markdown("**Tokens for the same text, relative to English**")
-    st.plotly_chart(charts.token_tax_chart(ordered, token_tax.tokenizer_columns(frame)), key=K.TAX_CHART)
+    columns = tuple(token_tax.tokenizer_columns(frame))
+    st.plotly_chart(_tax_chart((tuple(ordered.columns), _rows(ordered)), columns, ordered), key=K.TAX_CHART)
     st.caption("Each cell: the language's token count over English's, for the same declaration. "
                "Hover for the full language name." + (f" Blank: {', '.join(refused)} cannot encode some "
                                                        "scripts (no unknown token)." if refused else ""))
@@ -142,7 +159,8 @@ else:
                                                     "trained on (unless your corpus is the UDHR).")
     text = next(lang.text for lang in langs if lang.code == held)
     curves = {MODEL_LABELS[m]: tokenizers.trained_curve(results, trace, text) for m, trace in results.traces().items()}
-    st.plotly_chart(charts.bytes_per_token_chart(curves), key=K.CURVE_CHART)
+    st.plotly_chart(_curves_chart(tuple((label, tuple(f.columns), _rows(f)) for label, f in curves.items()), curves),
+                    key=K.CURVE_CHART)
     partial = {label: frame["coverage"].iloc[-1] for label, frame in curves.items() if frame["coverage"].iloc[-1] < 1}
     if partial:
         st.caption("Without an unknown token a vocabulary refuses what it never saw: "

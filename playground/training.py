@@ -21,6 +21,7 @@ Not here: widgets and messages (pages/corpus.py), the algorithm (core/trainer.py
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
 import streamlit as st
@@ -40,6 +41,7 @@ MAX_TRACES = 24        # 8 trainings of the three tokenizers
 MAX_WORD_COUNTS = 16
 
 
+@lru_cache(maxsize=256)     # a page asks for each trace's key several times a run (asdict copies deeply)
 def settings_key(config: TrainConfig) -> tuple:
     """A TrainConfig as a hashable tuple of plain values (the cache key's settings part)."""
     return tuple(sorted(asdict(config.resolved()).items()))
