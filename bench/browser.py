@@ -37,6 +37,11 @@ Figures (p50 / p95 / max, and the ratio to the floor's p50 / p95):
                      and painted, whether or not that run is still under way. The rows above wait
                      for the run's end too, as the issue's target reads
   keys               five quick -> presses: how many steps they made
+  page switch        a click on a page in the sidebar, the KJV loaded and trained -> that page drawn
+                     (its run ended and painted), for Merges, Corpus, Compare, Token tax and Inspect,
+                     --pages rounds: the first visit apart (Compare and Token tax read their
+                     pretrained vocabularies then), the p50 of the others; beside it the main
+                     thread's work a switch and when the run finished
   autoplay           the intervals between steps at the 1 s speed (--intervals of them), on the KJV,
                      and from a click on Play to the first step (five times)
   compare 10k / 100k Compare with 10,000 (and 100,000) characters of mixed scripts (Chinese,
@@ -277,11 +282,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=20, help="floor clicks and Merges steps")
     ap.add_argument("--shots", type=Path, help="save screenshots (Compare with 100,000 characters) here")
-    ap.add_argument("--only", choices=("all", "merges", "autoplay", "compare", "unigram"), default="all",
+    ap.add_argument("--only", choices=("all", "merges", "autoplay", "compare", "unigram", "pages"), default="all",
                     help="merges: the floor, the KJV trained from the page, the first step and the steps "
                          "(no cold starts, command line, keys, autoplay or Compare); autoplay: only the "
                          "autoplay intervals (no floor server); compare: the floor and Compare 10k / 100k; "
-                         "unigram: the floor and the Unigram page's steps")
+                         "unigram: the floor and the Unigram page's steps; pages: the floor and the page switches")
+    ap.add_argument("--pages", type=int, default=4, help="rounds of page switches (the first is the first visits)")
     ap.add_argument("--intervals", type=int, default=7, help="autoplay intervals measured")
     ap.add_argument("--firsts", type=int, default=3,
                     help="first steps after training measured, each on a server of its own (one sample is noisy)")
@@ -348,6 +354,12 @@ def measure_app(browser, url: str, floor: list[float], args) -> None:
     if args.only == "unigram":
         unigram_steps(browser, url, floor, args.repeat)
         return
+    if args.only == "pages":
+        page, _ = train_kjv(browser, url)
+        for line in page_switch_rows(page, floor, args.pages):
+            print(line)
+        page.context.close()
+        return
     only_merges = args.only == "merges"
     colds = []
     for _ in range(0 if only_merges else 3):
@@ -401,6 +413,8 @@ def measure_app(browser, url: str, floor: list[float], args) -> None:
     print(f"{'five quick -> presses':<30} {made} steps")
     for line in autoplay_rows(page, args.intervals):
         print(line)
+    for line in page_switch_rows(page, floor, args.pages):
+        print(line)
     page.context.close()
 
     for chars in (10_000, 100_000):
@@ -441,6 +455,35 @@ def unigram_steps(browser, url: str, floor: list[float], repeat: int) -> None:
     print(row("  drawn (what the user sees)", seen, floor))
     print(phases_row(since))
     page.context.close()
+
+
+SWITCHED_TO = ("Merges", "Corpus", "Compare", "Token tax", "Inspect")   # each a switch from the one before
+
+
+def page_switch_rows(page, floor: list[float], rounds: int) -> list[str]:
+    """Sidebar clicks through SWITCHED_TO, `rounds` times, the KJV trained: each page's first visit,
+    then its p50 (and p95, max) over the other rounds, with the main thread's work a switch and when
+    the run's script_finished came (the server's share), on the page's clock."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    nav = page.get_by_test_id("stSidebarNav")
+    times = {name: [] for name in SWITCHED_TO}
+    work = {name: [] for name in SWITCHED_TO}
+    finished = {name: [] for name in SWITCHED_TO}
+    for _ in range(rounds):
+        for name in SWITCHED_TO:
+            before = main_thread(cdp)["tasks"]
+            times[name].append(timed(page, nav.get_by_role("link", name=name, exact=True).click))
+            work[name].append(main_thread(cdp)["tasks"] - before)
+            finished[name].append(PHASES[-1]["run finished"])
+    rows = []
+    for name in SWITCHED_TO:
+        later = times[name][1:] or times[name]
+        rows.append(row(f"page switch: {name}", later, floor,
+                        extra=f"first visit {times[name][0] * 1000:.0f} ms; run finished "
+                              f"{statistics.median(finished[name][1:] or finished[name]) * 1000:.0f}, main thread "
+                              f"{statistics.median(work[name][1:] or work[name]) * 1000:.0f} ms (p50)"))
+    return rows
 
 
 def step_number(text: str) -> int:
