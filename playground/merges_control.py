@@ -342,11 +342,15 @@ def token_text(trace: Trace, facts: TraceFacts, token: str) -> str:
 
 
 def warm_browser() -> None:
-    """A hidden Plotly chart on the Corpus page once it has a corpus. The browser loads Plotly's
-    code (a few MB of script) the first time a page draws a Plotly chart: without this that was the
-    Merges page's training curves, and the code arrived and ran after that page had been drawn,
-    in the first Next (about 0.7 s of a first step 2.5x as long as the others on the KJV,
-    bench/browser.py). Loaded here, it runs while the corpus is read and trained."""
+    """A hidden Plotly chart on the Corpus page once it has a corpus, in one run a session. The
+    browser loads Plotly's code (a few MB of script) the first time a page draws a Plotly chart:
+    without this that was the Merges page's training curves, and the code arrived and ran after that
+    page had been drawn, in the first Next (about 0.7 s of a first step 2.5x as long as the others on
+    the KJV, bench/browser.py). Loaded here, it runs while the corpus is read and trained. Once is
+    enough, as the code stays loaded: drawn at every visit of the Corpus page, Plotly drew the
+    hidden chart each time, ~70 ms of the browser's main thread in a ~450 ms page switch."""
+    if not state.once("browser_warmed"):
+        return
     with st.container(key=CHART_WARM_BOX):
         st.plotly_chart(_placeholder_chart(), key=f"{CHART_WARM_BOX}_chart", theme="streamlit",
                         config={"displayModeBar": False})

@@ -53,6 +53,7 @@ _NOTICE = "pg_notice"
 _IMPORTED = "pg_imported"
 _IMPORTED_FILES = "pg_imported_files"    # imported name -> the digest its files are kept under (Inspect's link)
 _STARTED = "pg_started"
+_ONCE = "pg_once"                        # names once() has answered True for in this session
 _UNIGRAM_SETTINGS = "pg_unigram_settings"
 _UNIGRAM = "pg_unigram"
 _UNIGRAM_VIEW = "pg_unigram_view"
@@ -324,6 +325,16 @@ def first_run(session: Optional[MutableMapping] = None) -> bool:
     if ss.get(_STARTED):
         return False
     ss[_STARTED] = True
+    return True
+
+
+def once(name: str, session: Optional[MutableMapping] = None) -> bool:
+    """True the first time this browser session asks for `name`, False after: for what a session
+    needs done once, whichever page run gets there first."""
+    done = _ss(session).setdefault(_ONCE, set())
+    if name in done:
+        return False
+    done.add(name)
     return True
 
 

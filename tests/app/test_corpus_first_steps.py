@@ -105,11 +105,14 @@ def test_settings_reach_the_browser_in_every_run():
 
 def test_the_charts_code_is_loaded_once_there_is_a_corpus():
     """Once a corpus is loaded, the Corpus page draws one hidden chart (style.css hides its box), so
-    the browser has Plotly's code before the Merges page needs it; on the first screen it draws none."""
+    the browser has Plotly's code before the Merges page needs it; on the first screen it draws none,
+    and after that one run none (the code stays loaded; Plotly would draw it at every visit)."""
     at = new_app()
     assert not at.get("plotly_chart")
     run(at.button(key="corpus_start_seed-000").click())
     charts = at.get("plotly_chart")
     assert len(charts) == 1
+    run(at)
+    assert not at.get("plotly_chart")
     hidden = [rule for rule in STYLE.read_text(encoding="utf-8").splitlines() if rule.endswith("{display:none}")]
     assert any(".st-key-merges_chart_warm" in rule for rule in hidden)
