@@ -16,24 +16,27 @@ through_app()   # a deep link on a new server (or AppTest) may run this file wit
 
 MEAN = "(mean of the tokenizers shown)"
 
+# a few well-known vocabularies of different sizes and makers; the others are one click away
+DEFAULT_PRETRAINED = ("gpt2", "cl100k_base", "o200k_base", "llama3", "qwen2.5", "mistral-v1", "bert-base-uncased")
+
 
 # The two figures, made once per content and shared: made at every run, Plotly's checks of the heat
 # map (~50 languages by each tokenizer) and the curves were ~100 ms of the page's ~220 on each visit
 # and each click here. Keyed by what they draw (st.plotly_chart copies a figure, never changes it).
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _tax_chart(rows: tuple, columns: tuple, _ordered):
+def _tax_chart(content: tuple, columns: tuple, _ordered):
     return charts.token_tax_chart(_ordered, list(columns))
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _curves_chart(rows: tuple, _curves: dict):
+def _curves_chart(content: tuple, _curves: dict):
     return charts.bytes_per_token_chart(_curves)
 
 
-def _rows(frame) -> tuple:
-    return tuple(frame.itertuples(index=False, name=None))
-# a few well-known vocabularies of different sizes and makers; the others are one click away
-DEFAULT_PRETRAINED = ("gpt2", "cl100k_base", "o200k_base", "llama3", "qwen2.5", "mistral-v1", "bert-base-uncased")
+def _content(frame) -> tuple:
+    """A frame as a cache key: its columns and rows."""
+    return tuple(frame.columns), tuple(frame.itertuples(index=False, name=None))
+
 
 st.title("Token tax")
 st.caption("The same text in many languages: the Universal Declaration of Human Rights, articles 1 to 3. "
@@ -130,7 +133,7 @@ else:
     ordered = token_tax.sort_languages(frame, label_of.get(sort_by))
     st.markdown("**Tokens for the same text, relative to English**")
     columns = tuple(token_tax.tokenizer_columns(frame))
-    st.plotly_chart(_tax_chart((tuple(ordered.columns), _rows(ordered)), columns, ordered), key=K.TAX_CHART)
+    st.plotly_chart(_tax_chart(_content(ordered), columns, ordered), key=K.TAX_CHART)
     st.caption("Each cell: the language's token count over English's, for the same declaration. "
                "Hover for the full language name." + (f" Blank: {', '.join(refused)} cannot encode some "
                                                        "scripts (no unknown token)." if refused else ""))
@@ -159,7 +162,7 @@ else:
                                                     "trained on (unless your corpus is the UDHR).")
     text = next(lang.text for lang in langs if lang.code == held)
     curves = {MODEL_LABELS[m]: tokenizers.trained_curve(results, trace, text) for m, trace in results.traces().items()}
-    st.plotly_chart(_curves_chart(tuple((label, tuple(f.columns), _rows(f)) for label, f in curves.items()), curves),
+    st.plotly_chart(_curves_chart(tuple((label, _content(f)) for label, f in curves.items()), curves),
                     key=K.CURVE_CHART)
     partial = {label: frame["coverage"].iloc[-1] for label, frame in curves.items() if frame["coverage"].iloc[-1] < 1}
     if partial:

@@ -57,11 +57,17 @@ def tt_label_start(name: str) -> str:
 
 def test_sorting_puts_the_dearest_language_first():
     at = goto(new_app(), "pages/languages.py")
+
+    def heat_rows():     # the heat map's languages, top first (its figure is kept per content)
+        return json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["y"]
+    before = heat_rows()
     label = at.selectbox(key="languages_sort").options[1]
     at.selectbox(key="languages_sort").set_value(label).run()
     frame = at.dataframe[0].value
     values = [v for v in frame[label] if v == v]
     assert values == sorted(values, reverse=True) and values[0] > 1
+    dearest = frame["language"].iloc[0]
+    assert heat_rows() != before and heat_rows()[0].startswith(dearest[:10])
 
 
 def test_trained_tokenizers_join_and_draw_bytes_per_token_against_vocabulary():
