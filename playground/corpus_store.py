@@ -89,6 +89,17 @@ class CorpusStore:
             return None
         return key
 
+    def touch(self, key: str) -> Optional[str]:
+        """`key` if a blob is kept under it (used again now: the last to be evicted), else None."""
+        if not self.has(key):
+            return None
+        try:
+            for p in self._paths(key):
+                os.utime(p)
+        except OSError:
+            return None
+        return key
+
     def get(self, key: object) -> Optional[tuple[bytes, dict]]:
         """(bytes, meta) kept under `key`, or None: not a digest, never kept, evicted or damaged."""
         paths = self._paths(key) if isinstance(key, str) else None
@@ -201,6 +212,11 @@ def put_corpus(corpus: Corpus, where: Optional[CorpusStore] = None) -> Optional[
     where = where or store()
     meta = {"name": corpus.name, "source": corpus.source, "preset": corpus.preset}
     if corpus.text is not None:
+        # a text's digest is its key: kept already, it is not encoded and hashed again (4 MB of the
+        # KJV at each new setting on the Corpus page, which writes the address anew)
+        kept = where.touch(corpus.digest.removeprefix("text:"))
+        if kept:
+            return kept
         data, meta["kind"] = corpus.text.encode("utf-8", "surrogatepass"), "text"
     else:
         wc = corpus.word_counts

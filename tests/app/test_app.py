@@ -146,6 +146,23 @@ def test_the_corpus_overview_is_worked_out_once_per_corpus_and_way_of_counting()
     assert list(by_table.top_words["word"]) == ["newest", "low", "lower"]
 
 
+def test_the_base_size_is_worked_out_once_whatever_the_vocabulary_size_and_tie_rule(monkeypatch):
+    corpus = Corpus.from_text("once", "low lower lowest newer wider ünïcode", "paste")
+    calls = []
+    real = training.initial_vocab
+    monkeypatch.setattr(training, "initial_vocab", lambda *a: calls.append(1) or real(*a))
+    cfg = TrainConfig(model="bpe", vocab_size=40).resolved()
+    base = training.base_size(corpus, cfg)
+    assert base == len(set("lowerstnidüïc"))
+    for changes in (dict(vocab_size=41), dict(tie_break="hf", min_frequency=2, max_merges=3, top_k=4)):
+        assert training.base_size(corpus, replace(cfg, **changes)) == base
+    assert len(calls) == 1
+    # what the alphabet does depend on is counted anew: an end-of-word mark, special tokens
+    assert training.base_size(corpus, replace(cfg, end_of_word="symbol")) == base + 1
+    assert training.base_size(corpus, replace(cfg, special_tokens=("<s>",), unk_token="[UNK]")) == base + 2
+    assert len(calls) == 3
+
+
 def test_word_frequency_frame_and_preview():
     wc = WordCounts(tuple(f"w{i}" for i in range(5)), (1, 5, 3, 5, 2))
     frame, cut = views.word_frequency_frame(wc, limit=3)

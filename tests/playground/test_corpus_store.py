@@ -79,6 +79,9 @@ def test_corpora_settings_and_texts_round_trip(store):
     key = corpus_store.put_corpus(text, store)
     assert key == text.digest.split(":", 1)[1]          # a text is kept under its own sha256
     assert corpus_store.load_corpus(key, store) == text
+    os.utime(store.root / f"{key}.bin", (1000, 1000))
+    assert corpus_store.put_corpus(text, store) == key and (store.root / f"{key}.bin").stat().st_mtime > 1000
+    assert store.touch("0" * 64) is None and store.touch("../x") is None
     table = Corpus.from_table("counts.csv", WordCounts(("low", "lower", "<b>"), (5, 2, 1)), "upload")
     back = corpus_store.load_corpus(corpus_store.put_corpus(table, store), store)
     assert back == table and back.digest == table.digest
