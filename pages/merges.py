@@ -239,7 +239,11 @@ def view_parts(results: Results, trace: Trace, k: int, facts: mc.TraceFacts, vie
     """Host key -> HTML of what step index k changes below the stepper: the single view's step, or
     lockstep's columns; the mark on the training curves, the corpus as split at k, the merge tree
     (each with its caption). In lockstep k runs to the longest trainer's last step, and a tokenizer
-    that finished earlier shows its last."""
+    that finished earlier shows its last. Kept per step and view (merges_control.kept_parts)."""
+    return mc.kept_parts(results, trace, k, view, lambda: _made_parts(results, trace, k, facts, view))
+
+
+def _made_parts(results: Results, trace: Trace, k: int, facts: mc.TraceFacts, view: state.MergesView) -> dict[str, str]:
     shown = min(k, len(trace.steps))
     return {**(_lockstep_parts(results, k, view.model) if view.lockstep else _step_parts(trace, shown, facts)),
             K.CURVE_MARKS_PANEL: charts.curve_marks(facts.curves, shown), **_corpus_parts(results, trace, shown),

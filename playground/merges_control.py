@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import threading
 from dataclasses import dataclass, field, replace
-from typing import Optional
+from typing import Callable, Optional
 
 import streamlit as st
 
@@ -246,6 +246,23 @@ def prefetch(key: str, step: int, source: str, trace: Trace, text: Optional[str]
         except Exception:   # noqa: BLE001 -- the page itself will show the error if it asks for this step
             pass
     threading.Thread(target=work, name="merges-prefetch", daemon=True).start()
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def _kept_parts(key: tuple, _make: Callable[[], dict[str, str]]) -> dict[str, str]:
+    return _make()
+
+
+def kept_parts(results: Results, trace: Trace, k: int, view: state.MergesView,
+               make: Callable[[], dict[str, str]]) -> dict[str, str]:
+    """Step k's HTML for the page's hosts, `make()`, kept for every session per (trace, step, what
+    the view draws of it, whether the corpus is the one trained on): the page's whole run (opened
+    again, the lockstep switch) draws the step and its window of five again, ~7 ms each on the KJV
+    (the sentence, the changed words, the tree, the corpus's wrapping). A fresh dict each call."""
+    corpus = state.get_corpus()
+    same = corpus is not None and corpus.digest == results.corpus_digest
+    key = (results.cache_key, trace_key(results, trace), k, view.model, view.lockstep, view.tree_token, same)
+    return dict(_kept_parts(key, make))
 
 
 def corpus_at(results: Results, trace: Trace, k: int) -> tuple[stepper.CorpusView, bool]:

@@ -332,3 +332,28 @@ def test_merge_tree_html_nests_each_merge_over_the_two_it_joined():
         drawn = charts.merge_tree_html(trace, made, spelled=lambda t: t + '"<b>')
         text = re.sub(r"<[^>]+>", "", drawn)
         assert html.unescape(text).startswith(made) and "<b>" not in drawn and "<script" not in drawn.lower()
+
+
+def test_a_steps_html_is_made_once_for_every_run_at_that_step_and_view():
+    """merges_control.kept_parts: the page's whole run asks for a step's HTML (and its window's)
+    again; it is made once per trace, step and what the view draws of it."""
+    from playground import merges_control as mc
+    from playground.state import Corpus, MergesView, Results, Settings
+    preset = get_preset("seed-000")
+    corpus = Corpus.from_text("kept parts", preset.corpus_text() + " kept", "paste")
+    configs = preset.configs()
+    traces = {m: train(count_words(corpus.text), c) for m, c in configs.items()}
+    results = Results(corpus.name, corpus.digest, Settings.from_configs(configs), **traces)
+    made = []
+
+    def make(tag):
+        return lambda: made.append(tag) or {"host": f"<p>{tag}</p>"}
+    view = MergesView(model="bpe")
+    first = mc.kept_parts(results, traces["bpe"], 2, view, make("a"))
+    again = mc.kept_parts(results, traces["bpe"], 2, dataclasses.replace(view, playing=True, speed=0.5), make("b"))
+    assert first == again == {"host": "<p>a</p>"} and made == ["a"] and first is not again   # a fresh dict
+    for other in (dict(k=3), dict(view=dataclasses.replace(view, tree_token="es")),
+                  dict(view=dataclasses.replace(view, lockstep=True)), dict(trace=traces["wordpiece"])):
+        args = {"trace": traces["bpe"], "k": 2, "view": view, **other}
+        mc.kept_parts(results, args["trace"], args["k"], args["view"], make(str(other)))
+    assert len(made) == 5
