@@ -37,6 +37,8 @@ Figures (p50 / p95 / max, and the ratio to the floor's p50 / p95):
                      and painted, whether or not that run is still under way. The rows above wait
                      for the run's end too, as the issue's target reads
   keys               five quick -> presses: how many steps they made
+  a new vocabulary size  on the Corpus page, the KJV loaded and trained: a BPE vocabulary size typed,
+                     Enter -> the page's run ended and painted (--pages times, at least three)
   page switch        a click on a page in the sidebar, the KJV loaded and trained -> that page drawn
                      (its run ended and painted), for Merges, Corpus, Compare, Token tax and Inspect,
                      --pages rounds: the first visit apart (Compare and Token tax read their
@@ -476,7 +478,20 @@ def page_switch_rows(page, floor: list[float], rounds: int) -> list[str]:
             times[name].append(timed(page, nav.get_by_role("link", name=name, exact=True).click))
             work[name].append(main_thread(cdp)["tasks"] - before)
             finished[name].append(PHASES[-1]["run finished"])
-    rows = []
+    nav.get_by_role("link", name="Corpus", exact=True).click()   # a new vocabulary size typed there
+    box = page.locator(".st-key-corpus_bpe_vocab_size input")
+    box.wait_for(timeout=WAIT)
+    painted(page)
+    sizes = []
+    for i in range(max(rounds, 3)):
+        box.fill(str(900 + i))
+        before = main_thread(cdp)["tasks"]
+        sizes.append(timed(page, lambda: box.press("Enter")))
+        work.setdefault("size", []).append(main_thread(cdp)["tasks"] - before)
+        finished.setdefault("size", []).append(PHASES[-1]["run finished"])
+    rows = [row("Corpus: a new vocabulary size", sizes, floor,
+                extra=f"run finished {statistics.median(finished['size']) * 1000:.0f}, main thread "
+                      f"{statistics.median(work['size']) * 1000:.0f} ms (p50)")]
     for name in SWITCHED_TO:
         later = times[name][1:] or times[name]
         rows.append(row(f"page switch: {name}", later, floor,
