@@ -1,5 +1,7 @@
 """Nothing lost on reload: corpora, settings and long texts kept on the server under their sha256,
-and the app's link (?corpus=&settings=&trained=) that names them, on every page.
+and the app's link (?corpus=&settings=&trained=) that names them, on every page. (Over 400 lines:
+the store, what goes in it and the link that names it are read together when checking that no
+value from an address becomes a path.)
 
     CorpusStore(root, cap_bytes)     a bounded folder of blobs named by the sha256 of their bytes;
                                      oldest (least recently used) evicted first past the cap

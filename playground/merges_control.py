@@ -1,7 +1,8 @@
 """The Merges page's machinery: its cached reads of a trace, its view state and callbacks, the
 link (query parameters) that reopens a view, and the background drawing of the steps ahead.
 pages/merges.py draws; this module decides what it shows (the step's controls, keys and autoplay:
-browser_stepper.py).
+browser_stepper.py). (Over 400 lines: one page's machinery, read together: its caches shared by
+every session, the view state and link they follow, and the stepper's glue.)
 
     facts_of(results, trace), corpus_view(...), pair_chart(...)
                                           cached per trace (and step): once for every session
