@@ -57,7 +57,11 @@ def _lattice(it: uv.Iteration, word: Optional[str], metaspace: bool) -> str:
 
 def step_parts(result: UnigramResult, k: int, word: Optional[str]) -> dict[str, str]:
     """Host key -> HTML of step k: its sentence, the curves' mark, the pieces' bars and the word's
-    lattice, each with its caption."""
+    lattice, each with its caption. Kept per step and word (unigram_control.kept_parts)."""
+    return uc.kept_parts(result, k, word, lambda: _made_parts(result, k, word))
+
+
+def _made_parts(result: UnigramResult, k: int, word: Optional[str]) -> dict[str, str]:
     steps = uc.steps_of(result)
     it = steps[k]
     return {K.SENTENCE: f'<div class="mg-sentence mg-small" data-step="{k}">{markup.text(uv.describe(steps, k))}</div>',

@@ -18,7 +18,7 @@ Not here: the algorithm (core/unigram.py), the pure views (unigram_view.py), the
 from __future__ import annotations
 
 from dataclasses import asdict, replace
-from typing import Optional
+from typing import Callable, Optional
 
 import streamlit as st
 
@@ -95,6 +95,21 @@ def _cached_steps(result_key: str, settings: tuple, _trace: UnigramTrace) -> tup
 
 def steps_of(result: UnigramResult) -> tuple[unigram_view.Iteration, ...]:
     return _cached_steps(result.cache_key, _settings_key(result.trace.config), result.trace)
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def _kept_parts(result_key: str, settings: tuple, k: int, word: Optional[str],
+                _make: Callable[[], dict[str, str]]) -> dict[str, str]:
+    return _make()
+
+
+def kept_parts(result: UnigramResult, k: int, word: Optional[str],
+               make: Callable[[], dict[str, str]]) -> dict[str, str]:
+    """Step k's HTML for the page's hosts with `word`'s lattice, `make()`, kept for every session per
+    (trace, step, word): the page's whole run (opened again, a word chosen back) draws the step and
+    its window of five anew, ~20-30 ms each on the KJV (the best of ~25,000 pieces picked, the word's
+    lattice laid out). A fresh dict each call."""
+    return dict(_kept_parts(result.cache_key, _settings_key(result.trace.config), k, word, make))
 
 
 def curves_chart(result: UnigramResult):

@@ -349,3 +349,23 @@ def _param(at, name: str):
         return None
     value = at.query_params[name]
     return value[-1] if isinstance(value, list) else value
+
+
+def test_a_steps_html_is_made_once_per_step_and_word():
+    """unigram_control.kept_parts: the page's whole run asks for a step's HTML (and its window's)
+    again; it is made once per trace, step and word."""
+    from playground import unigram_control as uc
+    from playground.state import Corpus
+    corpus = Corpus.from_text("kept", presets.get_preset("seed-001").corpus_text(), "paste")
+    result = uc.train(corpus, UnigramConfig(vocab_size=40))
+    made = []
+
+    def make(tag):
+        return lambda: made.append(tag) or {"host": f"<p>{tag}</p>"}
+    first = uc.kept_parts(result, 1, "low", make("a"))
+    again = uc.kept_parts(result, 1, "low", make("b"))
+    assert first == again == {"host": "<p>a</p>"} and made == ["a"] and first is not again   # a fresh dict
+    uc.kept_parts(result, 2, "low", make("step"))
+    uc.kept_parts(result, 1, "lower", make("word"))
+    uc.kept_parts(uc.train(corpus, UnigramConfig(vocab_size=41)), 1, "low", make("trace"))
+    assert made == ["a", "step", "word", "trace"]
