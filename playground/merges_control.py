@@ -366,7 +366,7 @@ def warm_browser() -> None:
     page had been drawn, in the first Next (about 0.7 s of a first step 2.5x as long as the others on
     the KJV, bench/browser.py). Loaded here, it runs while the corpus is read and trained. Once is
     enough, as the code stays loaded: drawn at every visit of the Corpus page, Plotly drew the
-    hidden chart each time, ~70 ms of the browser's main thread in a ~450 ms page switch."""
+    hidden chart each time (bench/README.md has what that cost: within the noise of a switch)."""
     if not state.once("browser_warmed"):
         return
     with st.container(key=CHART_WARM_BOX):
