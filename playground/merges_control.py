@@ -257,12 +257,14 @@ def _kept_parts(key: tuple, _make: Callable[[], dict[str, str]]) -> dict[str, st
 def kept_parts(results: Results, trace: Trace, k: int, view: state.MergesView,
                make: Callable[[], dict[str, str]]) -> dict[str, str]:
     """Step k's HTML for the page's hosts, `make()`, kept for every session per (trace, step, what
-    the view draws of it, whether the corpus is the one trained on): the page's whole run (opened
-    again, the lockstep switch) draws the step and its window of five again, ~7 ms each on the KJV
-    (the sentence, the changed words, the tree, the corpus's wrapping). A fresh dict each call."""
+    the view draws of it, whether the corpus is the one trained on; in lockstep, the other two
+    traces too): the page's whole run (opened again, the lockstep switch) draws the step and its
+    window of five again, ~7 ms each on the KJV (the sentence, the changed words, the tree, the
+    corpus's wrapping). A fresh dict each call."""
     corpus = state.get_corpus()
     same = corpus is not None and corpus.digest == results.corpus_digest
-    key = (results.cache_key, trace_key(results, trace), k, view.model, view.lockstep, view.tree_token, same)
+    shown = list(results.traces().values()) if view.lockstep else [trace]
+    key = (tuple(trace_key(results, t) for t in shown), k, view.model, view.lockstep, view.tree_token, same)
     return dict(_kept_parts(key, make))
 
 

@@ -357,3 +357,16 @@ def test_a_steps_html_is_made_once_for_every_run_at_that_step_and_view():
         args = {"trace": traces["bpe"], "k": 2, "view": view, **other}
         mc.kept_parts(results, args["trace"], args["k"], args["view"], make(str(other)))
     assert len(made) == 5
+    # the same corpus trained again with another BPE: byte-level BPE's own step is the same one, but
+    # in lockstep its BPE column is not
+    bpe = TrainConfig(model="bpe", vocab_size=configs["bpe"].vocab_size, tie_break="hf").resolved()
+    again = Results(corpus.name, corpus.digest, Settings.from_configs({**configs, "bpe": bpe}),
+                    **{**traces, "bpe": train(count_words(corpus.text), bpe)})
+    bbpe = MergesView(model="bbpe")
+    mc.kept_parts(results, traces["bbpe"], 2, bbpe, make("bbpe"))
+    mc.kept_parts(again, traces["bbpe"], 2, bbpe, make("bbpe again"))
+    assert made[-1] == "bbpe"
+    lockstep = MergesView(model="bbpe", lockstep=True)
+    mc.kept_parts(results, traces["bbpe"], 2, lockstep, make("lockstep"))
+    mc.kept_parts(again, traces["bbpe"], 2, lockstep, make("lockstep, another BPE"))
+    assert made[-2:] == ["lockstep", "lockstep, another BPE"]
