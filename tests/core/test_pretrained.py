@@ -562,6 +562,20 @@ def test_byte_level_spelling_and_partial_bytes():
     assert e.tokens[0].startswith("Ġ") and e.offsets[0][0] == 0
 
 
+@given(st.lists(st.one_of(st.none(), st.binary(min_size=1, max_size=6)), max_size=40))
+def test_a_vocabularys_spellings_and_ranks_are_read_token_by_token(tok_bytes):
+    # a load spells every token in one piece and cuts it apart, and parses a file in one split:
+    # each token must still get its own bytes' spelling, each line its own rank
+    from core.bytelevel import byte_to_char
+    from core.pretrained import _byte_level_spellings, _parse_tiktoken
+    alphabet = byte_to_char()
+    assert _byte_level_spellings(tok_bytes) == [
+        None if b is None else "".join(alphabet[x] for x in b) for b in tok_bytes]
+    ranks = {b: 2 * i for i, b in enumerate(dict.fromkeys(b for b in tok_bytes if b is not None))}
+    lines = b"".join(base64.b64encode(b) + b" " + str(r).encode() + b"\n" for b, r in ranks.items())
+    assert _parse_tiktoken(lines) == ranks
+
+
 def test_wordpiece_spelling():
     b = load_pretrained("bert-base-uncased")
     e = b.encode("Tokenization")
