@@ -28,7 +28,7 @@ import streamlit as st
 from core import presets
 from core.errors import PlaygroundError
 from core.trainer import MODELS, Trace
-from playground import browser_stepper, charts, labels, state, stepper, training
+from playground import browser_stepper, charts, labels, state, stepper, training, unigram_control
 from playground.state import MODEL_LABELS, Corpus, MergesKeys as K, Results, Settings
 
 CURRENT = "\x00this step"       # the merge tree's first choice: follow the current step's token
@@ -258,13 +258,16 @@ def kept_parts(results: Results, trace: Trace, k: int, view: state.MergesView,
                make: Callable[[], dict[str, str]]) -> dict[str, str]:
     """Step k's HTML for the page's hosts, `make()`, kept for every session per (trace, step, what
     the view draws of it, whether the corpus is the one trained on; in lockstep, the other two
-    traces too): the page's whole run (opened again, the lockstep switch) draws the step and its
-    window of five again, ~7 ms each on the KJV (the sentence, the changed words, the tree, the
-    corpus's wrapping). A fresh dict each call."""
+    traces too, and the session's Unigram, whose column lockstep draws beside them): the page's whole
+    run (opened again, the lockstep switch) draws the step and its window of five again, ~7 ms each
+    on the KJV (the sentence, the changed words, the tree, the corpus's wrapping). A fresh dict each
+    call."""
     corpus = state.get_corpus()
     same = corpus is not None and corpus.digest == results.corpus_digest
     shown = list(results.traces().values()) if view.lockstep else [trace]
-    key = (tuple(trace_key(results, t) for t in shown), k, view.model, view.lockstep, view.tree_token, same)
+    unigram = state.get_unigram() if view.lockstep else None
+    key = (tuple(trace_key(results, t) for t in shown), unigram and unigram_control.trace_key(unigram),
+           k, view.model, view.lockstep, view.tree_token, same)
     return dict(_kept_parts(key, make))
 
 

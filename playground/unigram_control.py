@@ -103,6 +103,11 @@ def _kept_parts(result_key: str, settings: tuple, k: int, word: Optional[str],
     return _make()
 
 
+def trace_key(result: UnigramResult) -> str:
+    """The shared caches' key of a Unigram trace: its corpus (or file) and its settings."""
+    return f"{result.cache_key}|{_settings_key(result.trace.config)!r}"
+
+
 def kept_parts(result: UnigramResult, k: int, word: Optional[str],
                make: Callable[[], dict[str, str]]) -> dict[str, str]:
     """Step k's HTML for the page's hosts with `word`'s lattice, `make()`, kept for every session per

@@ -370,3 +370,35 @@ def test_a_steps_html_is_made_once_for_every_run_at_that_step_and_view():
     mc.kept_parts(results, traces["bbpe"], 2, lockstep, make("lockstep"))
     mc.kept_parts(again, traces["bbpe"], 2, lockstep, make("lockstep, another BPE"))
     assert made[-2:] == ["lockstep", "lockstep, another BPE"]
+
+
+def test_lockstep_html_is_kept_apart_for_each_unigram_beside_it():
+    """Lockstep draws the session's Unigram in a column beside the three: its kept HTML must name
+    that Unigram (another session at the same step, with another Unigram or none, draws its own)."""
+    from core.unigram import UnigramConfig, train_unigram
+    from playground import merges_control as mc, state
+    from playground.state import Corpus, MergesView, Results, Settings, UnigramResult
+    preset = get_preset("seed-000")
+    corpus = Corpus.from_text("kept beside unigram", preset.corpus_text() + " unigram", "paste")
+    configs = preset.configs()
+    words = count_words(corpus.text)
+    traces = {m: train(words, c) for m, c in configs.items()}
+    results = Results(corpus.name, corpus.digest, Settings.from_configs(configs), **traces)
+    made = []
+
+    def make(tag):
+        return lambda: made.append(tag) or {"host": f"<p>{tag}</p>"}
+    lockstep = MergesView(model="bpe", lockstep=True)
+    try:
+        for size in (None, 20, 24, 20, None):
+            state.set_unigram(None if size is None else UnigramResult(
+                corpus.name, corpus.digest, train_unigram(words, UnigramConfig(vocab_size=size))))
+            mc.kept_parts(results, traces["bpe"], 2, lockstep, make(size))
+        assert made == [None, 20, 24]        # the last two found their own, kept
+        mc.kept_parts(results, traces["bpe"], 2, MergesView(model="bpe"), make("single"))
+        assert made[-1] == "single"          # the single view draws no Unigram: one key whatever it is
+        state.set_unigram(None)
+        mc.kept_parts(results, traces["bpe"], 2, MergesView(model="bpe"), make("single, no Unigram"))
+        assert made[-1] == "single"
+    finally:
+        state.set_unigram(None)
