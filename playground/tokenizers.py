@@ -131,7 +131,9 @@ def box_memo(tokenizer, *view) -> dict:
     BOX_MEMO_LIMIT boxes starts again, and all of them past BOX_MEMOS_LIMIT (they also let go of
     the tokenizers they hold)."""
     memos = _box_memos()
-    if sum(len(boxes) for _, boxes in memos.values()) > BOX_MEMOS_LIMIT:
+    # list() copies the entries in one step: another session's run may add a memo meanwhile, and a
+    # dict that grows while a generator walks it raises
+    if sum(len(boxes) for _, boxes in list(memos.values())) > BOX_MEMOS_LIMIT:
         memos.clear()
     key = (id(tokenizer), *view)
     entry = memos.get(key)
