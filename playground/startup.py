@@ -52,8 +52,9 @@ def load_corpus_file(path: str) -> Corpus:
 
 
 @st.cache_resource(max_entries=4, show_spinner="Reading the corpus named on the command line…")
-def _cached_corpus_file(path: str, _stamp: int) -> Corpus:
-    # one read per file version for all sessions; Corpus is immutable, so sharing it is safe
+def _cached_corpus_file(path: str, stamp: int) -> Corpus:
+    # one read per file version for all sessions (the stamp is part of the key: no leading
+    # underscore); Corpus is immutable, so sharing it is safe
     p = Path(path)
     data = p.read_bytes()
     if p.suffix.lower() in TABLE_SUFFIXES:

@@ -29,6 +29,18 @@ def test_table_named_on_the_command_line_becomes_the_corpus_and_trains(tmp_path,
     assert corpus.is_table and corpus.word_counts.as_pairs()[0] == ("low", 5) and corpus.source == "command line"
 
 
+def test_a_corpus_file_changed_on_disk_is_read_again(tmp_path):
+    # read once per version of the file for every session: a new version (its time stamp) is new
+    import os
+    path = tmp_path / "notes.txt"
+    path.write_text("low lower lowest", encoding="utf-8")
+    first = startup.load_corpus_file(str(path))
+    assert startup.load_corpus_file(str(path)) is first
+    path.write_text("newer text here", encoding="utf-8")
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    assert startup.load_corpus_file(str(path)).text == "newer text here"
+
+
 def test_unreadable_path_is_a_message_not_a_crash(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["app.py", "--corpus", str(tmp_path / "missing.txt")])
     at = AppTest.from_file(str(APP), default_timeout=60).run()
