@@ -815,13 +815,16 @@ def _load_hf(name: str) -> PretrainedTokenizer:
     tokens_t = tuple(tokens)
     bytes_t = tuple(None if t is None else b"" if i in special_ids else _byte_level_bytes(t)
                     for i, t in enumerate(tokens))
-    merges_of: dict = {}
+    merges_box: dict = {}
 
     def made_at(i: int) -> Optional[int]:
-        if not merges_of:    # the file parsed only now: a hover card needs it, a load does not
+        merges_of = merges_box.get("merges_of")
+        if merges_of is None:    # the file parsed only now: a hover card needs it, a load does not
+            built: dict = {}     # built whole, then published: another session's run may ask meanwhile
             for k, m in enumerate(json.loads(raw)["model"].get("merges") or (), 1):
                 a, b = m.split(" ", 1) if isinstance(m, str) else m
-                merges_of.setdefault(a + b, k)
+                built.setdefault(a + b, k)
+            merges_of = merges_box.setdefault("merges_of", built)
         return merges_of.get(tokens_t[i]) if i not in special_ids else None
 
     scanner = _specials_regex(specials)

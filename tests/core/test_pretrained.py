@@ -759,3 +759,27 @@ def test_many_special_tokens_match_as_one_alternation():
     plain = re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
     text = "x<s>xy abc <|reserved_299|> <|pad|> ab <|reserved_1|> <|reserved_|> <|reserved_3000|> aab <s<s>"
     assert [m.span() for m in trie.finditer(text)] == [m.span() for m in plain.finditer(text)]
+
+
+def test_a_merge_rank_asked_while_another_thread_reads_the_merges_is_right():
+    # DeepSeek V4's merge ranks are read from its file on the first hover card, and the tokenizer is
+    # shared by every session: a second run asking meanwhile must wait for the whole table, not
+    # read a half-filled one (None: "no merge" for every token not reached yet)
+    import threading
+    from core.pretrained import _load_hf
+    tok = _load_hf("deepseek-v4")                    # a fresh object: nothing read yet
+    late = [i for i in range(tok.vocab_size - 2000, tok.vocab_size - 1000) if tok.made_at(i)][-50:]
+    want = [tok.made_at(i) for i in late]
+    tok = _load_hf("deepseek-v4")
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)                      # hand the interpreter over as often as it can
+    try:
+        got: list = []
+        readers = [threading.Thread(target=lambda: got.append([tok.made_at(i) for i in late])) for _ in range(4)]
+        for r in readers:
+            r.start()
+        for r in readers:
+            r.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert got == [want] * 4
