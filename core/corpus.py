@@ -44,7 +44,21 @@ class WordCounts:
         return sum(self.counts)
 
     def digest(self) -> str:
+        """The table's sha256: words and counts, in order. Each word is followed by `\0count\0`,
+        which reads back one way only while no word holds a NUL; a table with one (a session file
+        or Parquet upload can carry it) could spell another table's rows inside a word and share
+        its digest, and with it every cache the digest keys. Such tables are hashed apart: two
+        NULs first (in the plain form a NUL is always followed by a count's digits), then each
+        word after its length."""
         h = hashlib.sha256()
+        if any("\0" in w for w in self.words):
+            h.update(b"\0\0")
+            for w, c in zip(self.words, self.counts):
+                data = w.encode("utf-8", "surrogatepass")
+                h.update(b"%d\0" % len(data))
+                h.update(data)
+                h.update(b"\0%d\0" % c)
+            return h.hexdigest()
         for w, c in zip(self.words, self.counts):
             h.update(w.encode("utf-8", "surrogatepass"))
             h.update(b"\0%d\0" % c)
