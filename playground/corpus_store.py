@@ -253,7 +253,7 @@ def load_corpus(key: object, where: Optional[CorpusStore] = None) -> Optional[Co
             return None
     except (PlaygroundError, ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
-    return corpus
+    return corpus.checked_preset()
 
 
 def put_settings(settings: Settings, where: Optional[CorpusStore] = None) -> Optional[str]:

@@ -214,7 +214,7 @@ def _corpus(value) -> Optional[Corpus]:
     if "text" in value:
         if not isinstance(value["text"], str):
             raise _Bad("corpus.text: expected text")
-        return Corpus.from_text(name, value["text"], source, preset)
+        return Corpus.from_text(name, value["text"], source, preset).checked_preset()
     wc = _need(value, "word_counts", "corpus")
     if not isinstance(wc, dict):
         raise _Bad("corpus.word_counts: expected an object")
@@ -223,7 +223,7 @@ def _corpus(value) -> Optional[Corpus]:
             or not all(type(w) is str and w for w in words)
             or not all(type(c) is int and 0 < c <= MAX_COUNT for c in counts) or len(set(words)) != len(words)):
         raise _Bad("corpus.word_counts: expected as many counts (1 to 10^15) as distinct words")
-    return Corpus.from_table(name, WordCounts(tuple(words), tuple(counts)), source, preset)
+    return Corpus.from_table(name, WordCounts(tuple(words), tuple(counts)), source, preset).checked_preset()
 
 
 def _results(value) -> Optional[Results]:

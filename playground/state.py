@@ -33,12 +33,14 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Mapping, MutableMapping, Optional
 
 import streamlit as st
 
+from core import presets
 from core.corpus import WordCounts
-from core.errors import CorpusError
+from core.errors import CorpusError, PlaygroundError
 from core.trainer import MODEL_LABELS, MODELS, Trace, TrainConfig  # noqa: F401 (MODEL_LABELS: pages read it here)
 from core.unigram import UnigramConfig, UnigramTrace
 from playground import heap, views
@@ -97,6 +99,15 @@ class Corpus:
     def is_table(self) -> bool:
         return self.text is None
 
+    def checked_preset(self) -> "Corpus":
+        """This corpus, naming its preset only if it is that preset's corpus. A preset's words are
+        counted once for every session (core.presets.words_for) and a corpus's traces and views are
+        keyed by its digest, so a corpus read from outside (a session file, the store) that named
+        a preset it is not would be trained, for everyone who brings the same text, as the preset."""
+        if self.preset is None or _preset_digest(self.preset) == self.digest:
+            return self
+        return replace(self, preset=None)
+
     @property
     def size_label(self) -> str:
         """'42 characters' for text, '4 words (16 in all)' for a table; '1 character', '1 word'."""
@@ -104,6 +115,14 @@ class Corpus:
             return _count(len(self.text), "character")
         wc = self.word_counts
         return f"{_count(len(wc), 'word')} ({wc.total:,} in all)" if wc is not None else ""
+
+
+@lru_cache(maxsize=None)
+def _preset_digest(key: str) -> Optional[str]:
+    try:
+        return Corpus.from_preset(presets.get_preset(key)).digest
+    except PlaygroundError:      # a preset this version does not have (ConfigError), or an empty one
+        return None
 
 
 @dataclass(frozen=True)

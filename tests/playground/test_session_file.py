@@ -114,6 +114,26 @@ def test_a_preset_corpus_keeps_its_preset():
     assert sf.parse_session(json.dumps(data).encode()).corpus.preset is None   # kept as plain text
 
 
+def test_a_corpus_that_names_a_preset_it_is_not_is_kept_as_plain_data(tmp_path):
+    # a preset's words are counted once for every session and traces are keyed by the corpus's
+    # digest: a file (edited by hand, or an older version's) whose text names seed 000 but is not
+    # its text must not be trained as seed 000 for everyone who brings that text
+    from core.trainer import TrainConfig
+    from playground import corpus_store, training
+    text = "hug hug pug pun bun hugs hug gnu gnus"
+    data = json.loads(sf.dump_session(sf.Session(corpus=Corpus.from_text("notes", text, "paste"))))
+    data["corpus"]["preset"] = "seed-000"
+    loaded = sf.parse_session(json.dumps(data).encode()).corpus
+    assert loaded.text == text and loaded.preset is None
+    config = TrainConfig(model="bpe", vocab_size=40).resolved()
+    assert set(training.corpus_words(loaded, config).words) == set(count_words(text).words)
+    store = corpus_store.CorpusStore(tmp_path, 10 ** 7)    # the store's description says the same
+    key = corpus_store.put_corpus(Corpus.from_text("notes", text, "paste", "seed-000"), store)
+    assert corpus_store.load_corpus(key, store).preset is None
+    seed = Corpus.from_text("Seed 000", "highest higher lower lowest cooler coolest", "preset", "seed-000")
+    assert corpus_store.load_corpus(corpus_store.put_corpus(seed, store), store).preset == "seed-000"
+
+
 def _damaged(raw: bytes) -> dict:
     """name -> bytes of a broken or foreign version of a good session file."""
     data = json.loads(raw)
