@@ -48,7 +48,7 @@ from playground.state import Corpus, Settings
 DIGEST = re.compile(r"[0-9a-f]{64}")
 DEFAULT_CAP_MB = 500
 MAX_BLOB = 200 * 1024 * 1024     # a corpus larger than this is not kept (it still works in its session)
-KINDS = ("text", "table", "settings", "compare-text")
+KINDS = ("corpus", "text", "table", "settings", "compare-text")
 SOURCES = ("paste", "upload", "preset", "command line")
 
 
@@ -72,8 +72,9 @@ class CorpusStore:
             return None
         return self.root / f"{key}.bin", self.root / f"{key}.json"
 
-    def put(self, data: bytes, meta: dict) -> Optional[str]:
-        """Keep `data` (and `meta`, JSON); returns its sha256, or None when it cannot be kept."""
+    def put(self, data: bytes, meta: dict, keep: tuple[str, ...] = ()) -> Optional[str]:
+        """Keep `data` (and `meta`, JSON); returns its sha256, or None when it cannot be kept.
+        `keep`: blobs that must outlive this one's eviction pass too (a record's bytes)."""
         if len(data) > MAX_BLOB:
             return None
         key = hashlib.sha256(data).hexdigest()
@@ -86,7 +87,7 @@ class CorpusStore:
                 return key
             _atomic_write(blob, data)
             _atomic_write(desc, json.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8"))
-            self.evict(keep=key)
+            self.evict(keep=(key, *keep))
         except OSError:
             return None
         return key
@@ -136,8 +137,9 @@ class CorpusStore:
         except OSError:
             return []
 
-    def evict(self, keep: Optional[str] = None) -> list[str]:
-        """Remove the least recently used blobs until the folder is within its cap; returns their keys."""
+    def evict(self, keep: tuple[str, ...] = ()) -> list[str]:
+        """Remove the least recently used blobs until the folder is within its cap, but not those
+        in `keep`; returns their keys."""
         entries: dict[str, list] = {}
         for p in self._files():
             try:
@@ -152,7 +154,7 @@ class CorpusStore:
         for key, (size, _) in sorted(entries.items(), key=lambda kv: kv[1][1]):
             if total <= self.cap_bytes:
                 break
-            if key == keep:
+            if key in keep:
                 continue
             for suffix in (".bin", ".json"):
                 try:
@@ -209,31 +211,49 @@ def store() -> CorpusStore:
 # ---------------------------------------------------------------- what is kept
 
 def put_corpus(corpus: Corpus, where: Optional[CorpusStore] = None) -> Optional[str]:
-    """Keep a corpus; returns its key (the sha256 of the text, or of the table as JSON). Called
-    when the session's corpus object changes (sync), not on every run."""
+    """Keep a corpus; returns its key: the sha256 of a small record (its name, source, preset, kind
+    and the key of its bytes: the text, or the table as JSON, kept as a blob of their own). The
+    bytes are shared by whoever keeps the same text; the record is this corpus's. (A description
+    beside the shared bytes was the first keeper's: a session that pasted a text another had
+    uploaded came back after F5 with the other's file name, and a text Compare had kept first came
+    back as no corpus at all.) Called when the session's corpus object changes (sync), not on
+    every run."""
     where = where or store()
-    meta = {"name": corpus.name, "source": corpus.source, "preset": corpus.preset}
     if corpus.text is not None:
         # a text's digest is its key: kept already, it is not encoded and hashed again (4 MB of the
         # KJV at each new setting on the Corpus page, which writes the address anew)
-        kept = where.touch(corpus.digest.removeprefix("text:"))
-        if kept:
-            return kept
-        data, meta["kind"] = corpus.text.encode("utf-8", "surrogatepass"), "text"
+        kind = "text"
+        data_key = where.touch(corpus.digest.removeprefix("text:")) or where.put(
+            corpus.text.encode("utf-8", "surrogatepass"), {"kind": kind})
     else:
         wc = corpus.word_counts
-        data = json.dumps({"words": list(wc.words), "counts": list(wc.counts)}, ensure_ascii=False).encode("utf-8")
-        meta["kind"] = "table"
-    return where.put(data, meta)
+        kind = "table"
+        data_key = where.put(json.dumps({"words": list(wc.words), "counts": list(wc.counts)},
+                                        ensure_ascii=False).encode("utf-8"), {"kind": kind})
+    if data_key is None:
+        return None
+    record = {"data": data_key, "kind": kind, "name": corpus.name, "source": corpus.source, "preset": corpus.preset}
+    return where.put(json.dumps(record, ensure_ascii=False, sort_keys=True).encode("utf-8"), {"kind": "corpus"},
+                     keep=(data_key,))
 
 
 def load_corpus(key: object, where: Optional[CorpusStore] = None) -> Optional[Corpus]:
-    """The corpus kept under `key`, or None (not a digest, gone, or not a corpus)."""
-    got = (where or store()).get(key)
+    """The corpus kept under `key`, or None (not a digest, gone, or not a corpus). The key names
+    a record (put_corpus), or, in a link written before records, the corpus's bytes themselves
+    with their description beside them."""
+    where = where or store()
+    got = where.get(key)
     if got is None:
         return None
     data, meta = got
     try:
+        if meta.get("kind") == "corpus":
+            meta = json.loads(data.decode("utf-8"))
+            bytes_key = valid_digest(meta.get("data"))
+            held = where.get(bytes_key) if bytes_key else None
+            if held is None:
+                return None
+            data = held[0]
         name = meta.get("name")
         source = meta.get("source") if meta.get("source") in SOURCES else "paste"
         preset = meta.get("preset") if meta.get("preset") in {p.key for p in presets.PRESETS} else None
@@ -251,7 +271,7 @@ def load_corpus(key: object, where: Optional[CorpusStore] = None) -> Optional[Co
             corpus = Corpus.from_table(name, WordCounts(tuple(words), tuple(counts)), source, preset)
         else:
             return None
-    except (PlaygroundError, ValueError, KeyError, TypeError, UnicodeDecodeError):
+    except (PlaygroundError, ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
         return None
     return corpus.checked_preset()
 

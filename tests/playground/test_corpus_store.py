@@ -77,10 +77,11 @@ def test_a_blob_larger_than_the_cap_is_kept_alone(tmp_path):
 def test_corpora_settings_and_texts_round_trip(store):
     text = Corpus.from_text("Pasted text", "low lower lowest 分词 🇨🇳\n", "paste")
     key = corpus_store.put_corpus(text, store)
-    assert key == text.digest.split(":", 1)[1]          # a text is kept under its own sha256
+    kept = text.digest.split(":", 1)[1]                 # the text is kept under its own sha256, the key
+    assert store.has(kept) and key != kept              # names its record (name, source, preset)
     assert corpus_store.load_corpus(key, store) == text
-    os.utime(store.root / f"{key}.bin", (1000, 1000))
-    assert corpus_store.put_corpus(text, store) == key and (store.root / f"{key}.bin").stat().st_mtime > 1000
+    os.utime(store.root / f"{kept}.bin", (1000, 1000))
+    assert corpus_store.put_corpus(text, store) == key and (store.root / f"{kept}.bin").stat().st_mtime > 1000
     assert store.touch("0" * 64) is None and store.touch("../x") is None
     table = Corpus.from_table("counts.csv", WordCounts(("low", "lower", "<b>"), (5, 2, 1)), "upload")
     back = corpus_store.load_corpus(corpus_store.put_corpus(table, store), store)
@@ -90,6 +91,36 @@ def test_corpora_settings_and_texts_round_trip(store):
     assert corpus_store.load_settings(key, store) is None            # a corpus is not settings
     long_text = "x" * 5000
     assert corpus_store.load_text(corpus_store.put_text(long_text, store), store) == long_text
+
+
+def test_the_same_text_kept_by_two_people_comes_back_as_each_ones(store):
+    # the bytes are shared, the description is each corpus's: after F5 a pasted text is not
+    # another session's upload (its file name), and a text Compare kept first is still a corpus
+    text = "A long text that two people happen to share. " * 40
+    theirs = corpus_store.put_corpus(Corpus.from_text("alice-diary.txt", text, "upload"), store)
+    mine = corpus_store.put_corpus(Corpus.from_text("Pasted text", text, "paste"), store)
+    assert mine != theirs
+    assert (corpus_store.load_corpus(mine, store).name, corpus_store.load_corpus(mine, store).source) == \
+        ("Pasted text", "paste")
+    assert corpus_store.load_corpus(theirs, store).name == "alice-diary.txt"
+    compared = "Pasted in Compare first, then used as a corpus. " * 40
+    corpus_store.put_text(compared, store)
+    key = corpus_store.put_corpus(Corpus.from_text("Pasted text", compared, "paste"), store)
+    assert corpus_store.load_corpus(key, store) == Corpus.from_text("Pasted text", compared, "paste")
+    assert corpus_store.load_text(corpus_store.put_text(compared, store), store) == compared
+
+
+def test_a_link_written_before_records_still_opens_its_corpus(store):
+    # such a link named the text's own blob, its description beside it
+    text = "low lower lowest " * 10
+    key = store.put(text.encode("utf-8"), {"kind": "text", "name": "old.txt", "source": "upload", "preset": None})
+    assert corpus_store.load_corpus(key, store) == Corpus.from_text("old.txt", text, "upload")
+
+
+def test_a_records_bytes_outlive_its_own_eviction_pass(tmp_path):
+    small = CorpusStore(tmp_path / "s", cap_bytes=300)
+    key = corpus_store.put_corpus(Corpus.from_text("big", "b" * 500, "paste"), small)
+    assert corpus_store.load_corpus(key, small).text == "b" * 500
 
 
 def test_the_default_store_is_configured_by_the_environment(tmp_path, monkeypatch):
