@@ -90,6 +90,8 @@ class TrainedTokenizer:
         word cache, whose keys name the encoder."""
         if encoder is not None and encoder not in ENCODERS:
             raise ConfigError(f"unknown encoder {encoder!r}: choose one of {', '.join(ENCODERS)}")
+        if encoder == self.encoder:
+            return self      # its tables (the HF runtime, the id map) are built already
         return replace(self, encoder=encoder)
 
     # -- the Tokenizer contract (core/tokenizer.py)

@@ -44,7 +44,7 @@ def tokenizer_of(choice: compare.Choice):
     if choice.kind == "trained" and choice.source == state.UNIGRAM:
         return unigram_control.tokenizer(state.get_unigram())
     if choice.kind == "trained":
-        return tokenizers.trained(results, results.trace(choice.source))
+        return tokenizers.trained(results, results.trace(choice.source), encoder=choice.encoder)
     return imported[choice.source]
 
 

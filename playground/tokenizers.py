@@ -54,9 +54,20 @@ def _trained(results_key: str, settings: tuple, upto: Optional[int], _trace) -> 
     return TrainedTokenizer.from_trace(_trace, upto=upto)
 
 
-def trained(results: Results, trace, upto: Optional[int] = None) -> TrainedTokenizer:
-    """The tokenizer of a trained trace (after all its merges, or after `upto`)."""
-    return _trained(results.cache_key, settings_key(trace.config), upto, trace)
+def trained(results: Results, trace, upto: Optional[int] = None, encoder: Optional[str] = None) -> TrainedTokenizer:
+    """The tokenizer of a trained trace (after all its merges, or after `upto`), encoding with
+    `encoder` (None: the model's default)."""
+    base = _trained(results.cache_key, settings_key(trace.config), upto, trace)
+    if encoder is None:
+        return base
+    return _with_encoder(results.cache_key, settings_key(trace.config), upto, encoder, base)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _with_encoder(results_key: str, settings: tuple, upto: Optional[int], encoder: str, _base) -> TrainedTokenizer:
+    # one object per encoder too: with_encoder makes a new one, which builds its HF runtime and
+    # tables anew, and Compare asked for one at every run (tens of ms a trained tokenizer)
+    return _base.with_encoder(encoder)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Building the vocabulary table…")

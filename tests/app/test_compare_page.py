@@ -394,3 +394,20 @@ def test_a_long_text_draws_its_first_characters_and_says_so_with_hover_data_once
         carded = [tid for tid, card in boxes if card]
         assert sorted(carded) == sorted({tid for tid, _ in boxes})  # each drawn id's card, once
         assert ":has(" not in body                                  # the page's script outlines same ids
+
+
+def test_a_trained_tokenizer_with_an_encoder_is_one_object_for_every_run():
+    # Compare asks for the trained tokenizer with its encoder at every run (every pause in typing):
+    # a new object each time built its HF runtime and id map anew
+    from playground import tokenizers
+    at = compare_page("english")
+    results = state.get_results(at.session_state)
+    trace = results.trace("bbpe")
+    merges = tokenizers.trained(results, trace, encoder="merges")
+    assert merges is tokenizers.trained(results, trace, encoder="merges") and merges.encoder == "merges"
+    assert merges.with_encoder("merges") is merges
+    greedy = tokenizers.trained(results, trace, encoder="greedy")
+    assert greedy is tokenizers.trained(results, trace, encoder="greedy") and greedy.encoder == "greedy"
+    assert tokenizers.trained(results, trace) is not merges and tokenizers.trained(results, trace).encoder is None
+    text = compare.SAMPLES["English"]
+    assert merges.encode(text) == tokenizers.trained(results, trace).encode(text)
