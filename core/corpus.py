@@ -264,11 +264,32 @@ def _table_from_parquet(data: bytes, name: str) -> WordCounts:
     return _checked_table(pairs, name)
 
 
+MAX_OCCURRENCES = 10 ** 15   # a table's words together (and so each, a repeated word summed)
+MAX_UNITS = 10 ** 17         # the words' UTF-8 bytes times their counts: what a trainer's token totals
+                             # can reach, kept well inside 64 bits (the charts and tables hold them so)
+
+
+def check_table_size(wc: WordCounts, name: str) -> WordCounts:
+    """`wc`, or CorpusError when its counts are too large to train on and draw: each row's count is
+    checked as it is read, but rows of one word are summed, and many large counts of long words made
+    token totals past 64 bits (the Merges page's curves and Inspect's table then failed)."""
+    total = wc.total
+    if total > MAX_OCCURRENCES:
+        raise CorpusError(f"{name}: the counts add up to {total:,}, more than 10^15 "
+                          "(rows of the same word are added together)")
+    longest = max(map(len, wc.words), default=0)
+    if total * 4 * longest > MAX_UNITS and sum(
+            c * len(w.encode("utf-8", "surrogatepass")) for w, c in zip(wc.words, wc.counts)) > MAX_UNITS:
+        raise CorpusError(f"{name}: the words' lengths times their counts add up to more than 10^17 bytes: "
+                          "scale the counts down")
+    return wc
+
+
 def _checked_table(pairs, name: str) -> WordCounts:
     pairs = [(w, c) for w, c in pairs if c > 0 and w != ""]
     if not pairs:
         raise CorpusError(f"{name}: the table has no word with a positive count")
-    return WordCounts.from_pairs(pairs)
+    return check_table_size(WordCounts.from_pairs(pairs), name)
 
 
 def write_word_count_table(wc: WordCounts, path) -> None:

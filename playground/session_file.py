@@ -27,8 +27,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, MutableMapping, Optional
 
 from core import presets
-from core.corpus import WordCounts
-from core.errors import PlaygroundError, TokenizerFileError
+from core.corpus import WordCounts, check_table_size
+from core.errors import CorpusError, PlaygroundError, TokenizerFileError
 from core.formats import load_tokenizer_bytes, tokenizer_file_text
 from core.trace_io import config_from_json, config_to_json, trace_from_json, trace_to_json
 from core.trainer import MODELS
@@ -223,7 +223,11 @@ def _corpus(value) -> Optional[Corpus]:
             or not all(type(w) is str and w for w in words)
             or not all(type(c) is int and 0 < c <= MAX_COUNT for c in counts) or len(set(words)) != len(words)):
         raise _Bad("corpus.word_counts: expected as many counts (1 to 10^15) as distinct words")
-    return Corpus.from_table(name, WordCounts(tuple(words), tuple(counts)), source, preset).checked_preset()
+    try:
+        table = check_table_size(WordCounts(tuple(words), tuple(counts)), "corpus.word_counts")
+    except CorpusError as e:
+        raise _Bad(str(e)) from None
+    return Corpus.from_table(name, table, source, preset).checked_preset()
 
 
 def _results(value) -> Optional[Results]:

@@ -334,3 +334,18 @@ def test_a_tables_digest_names_it_alone_even_with_nul_in_a_word():
 def test_two_tables_share_a_digest_only_when_equal(a, b):
     first, second = WordCounts.from_pairs(a), WordCounts.from_pairs(b)
     assert (first.digest() == second.digest()) == (first == second)
+
+
+def test_a_table_whose_counts_add_up_past_what_a_trainer_can_hold_is_refused():
+    # each row within 10^15, but rows of one word are summed, and long words times large counts
+    # made token totals past 64 bits (the Merges page's curves, Inspect's table failed on them)
+    from core.corpus import read_word_count_table
+    from core.errors import CorpusError
+    repeated = "word,count\n" + "a,1000000000000000\n" * 3
+    with pytest.raises(CorpusError, match="add up to 3,000,000,000,000,000"):
+        read_word_count_table(repeated.encode(), "dup.csv")
+    long_words = "word,count\n" + "".join(f"{c * 300},400000000000000\n" for c in "ab")
+    with pytest.raises(CorpusError, match="lengths times their counts"):
+        read_word_count_table(long_words.encode(), "long.csv")
+    fine = read_word_count_table(b"word,count\nlow,5\nlow,2\nlower,1000000000000\n", "ok.csv")
+    assert fine.as_pairs() == [("low", 7), ("lower", 10 ** 12)]
