@@ -189,7 +189,13 @@ def open_link(results: Optional[Results]) -> tuple[Optional[Results], list[str]]
     request, msgs = stepper.parse_url(params, [p.key for p in presets.PRESETS])
     if request.preset is not None:
         current = preset_of(results)
-        if results is None:
+        corpus = state.get_corpus()
+        if results is None and corpus is not None and corpus.preset != request.preset:
+            # a corpus loaded and not trained yet (its settings perhaps chosen): the link does not
+            # replace it unasked (Back, or a link pasted in this tab, came here silently before)
+            msgs.append(f"The link is for the preset {request.preset!r}; this session has another corpus "
+                        "loaded, kept. Load that preset on the Corpus page to see the link's view.")
+        elif results is None:
             try:
                 results = _train_preset(request.preset)
             except PlaygroundError as e:

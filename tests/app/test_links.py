@@ -177,3 +177,23 @@ def test_an_echo_is_one_only_for_a_while(monkeypatch):
     assert not state.is_echo({"text": "Reload"}, session)
     clock[0] += state.ECHO_SECONDS
     assert not state.is_echo({"text": "Reloa"}, session)   # long after: Back to it is a link again
+
+
+def test_a_merges_link_to_a_preset_keeps_a_corpus_loaded_and_not_trained():
+    # the corpus and its settings are the user's: a link (Back, one pasted in this tab) says what it
+    # is for and replaces nothing; with no corpus at all it trains its preset as before
+    at = new_session()
+    at.text_area(key="corpus_paste").input("my own corpus, words words words " * 5).run()
+    at.button(key="corpus_use_paste").click().run()
+    corpus = state.get_corpus(at.session_state)
+    assert corpus is not None and corpus.preset is None
+    at.switch_page("pages/merges.py").run()
+    at.query_params["preset"] = "seed-000"
+    at.query_params["step"] = "2"
+    at.run()
+    assert not at.exception
+    assert state.get_corpus(at.session_state) is corpus and state.get_results(at.session_state) is None
+    assert any("this session has another corpus loaded, kept" in w.value for w in at.warning)
+    fresh = new_session("pages/merges.py", preset="seed-000", step="2")
+    assert state.get_corpus(fresh.session_state).preset == "seed-000"
+    assert state.get_results(fresh.session_state) is not None
