@@ -466,7 +466,8 @@ class TrainedTokenizer:
                         kind = {"merges": "character", "longest-match": "word"}.get(encoder, "piece")
                         what = plain[cs:ce] or units[s]
                         raise EncodeError(f"the {kind} {what!r} is not in the vocabulary and this tokenizer "
-                                          "has no unknown token: train with an unknown token (--unk-token)")
+                                          "has no unknown token: train with an unknown token (the Corpus page's "
+                                          "Unknown token box; --unk-token on the command line)")
                     out.append((vocab[unk], unk, b"", span))
                 else:
                     out.append((vocab[tok], tok, self.token_bytes_of(tok), span))

@@ -1029,7 +1029,8 @@ class UnigramTokenizer:
                 if start[i + 1] < 0 or cand > best[i + 1]:
                     if unk_id is None:
                         raise EncodeError(f"{word[i]!r} is not in the vocabulary and this tokenizer has no "
-                                          "unknown token: train with --unk-token")
+                                          "unknown token: train with an unknown token (the Corpus page's "
+                                          "Unknown token box; --unk-token on the command line)")
                     best[i + 1], start[i + 1], ident[i + 1] = cand, i, unk_id
         out = []
         j = n

@@ -164,8 +164,7 @@ def draw_panel(choice: compare.Choice, enc, text: str, view: compare.PanelView, 
     with st.container(border=True):
         if isinstance(enc, PlaygroundError):
             st.html(compare.render_panel(choice, None, max_height=None))
-            hint = ("\n\nTry another encoder, or give the trainer an unknown token (Corpus page, More "
-                    "options) and train again." if choice.kind == "trained" else "")
+            hint = "\n\nOr try another encoder." if choice.kind == "trained" and choice.encoder else ""
             what = "Cannot load this tokenizer" if isinstance(enc, TokenizerFileError) else "Cannot encode this text"
             st.error(f"{what}: {views.md_escape(str(enc))}.{hint}", icon=":material/error:")
             return
