@@ -356,12 +356,19 @@ def restore() -> None:
     if corpus is None:
         return
     state.set_corpus(corpus)
-    settings = load_settings(valid_digest(params.get("settings"))) if params.get("settings") else None
+    for name in ("settings", "trained", "unigram"):   # said apart from "no longer kept"
+        if params.get(name) and valid_digest(params.get(name)) is None:
+            state.set_notice("info", f"Ignored the link's {name}=: it is not a reference (64 hexadecimal digits).")
+    settings_key = valid_digest(params.get("settings"))
+    settings = load_settings(settings_key) if settings_key else None
+    if settings_key and settings is None:
+        state.set_notice("info", "The link's trainer settings are no longer kept on this server: the Corpus "
+                         "page shows the defaults.")
     if settings is not None:
         state.show_settings(settings)
     trained_key = valid_digest(params.get("trained"))
     trained = load_settings(trained_key) if trained_key else None
-    if params.get("trained") and trained is None:
+    if trained_key and trained is None:
         state.set_notice("info", "The link's trained tokenizers are no longer kept on this server: press "
                          "Train on the Corpus page to train them again.")
     if trained is not None:
@@ -380,7 +387,7 @@ def _restore_unigram(corpus: Corpus, raw: Optional[str]) -> None:
     """The link's Unigram, retrained from its settings (after the three: set_results clears it)."""
     key = valid_digest(raw) if raw else None
     config = load_unigram_config(key) if key else None
-    if raw and config is None:
+    if key and config is None:
         state.set_notice("info", "The link's Unigram settings are no longer kept on this server: press "
                          "Train on the Corpus page to train it again.")
         return

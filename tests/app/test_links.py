@@ -197,3 +197,14 @@ def test_a_merges_link_to_a_preset_keeps_a_corpus_loaded_and_not_trained():
     fresh = new_session("pages/merges.py", preset="seed-000", step="2")
     assert state.get_corpus(fresh.session_state).preset == "seed-000"
     assert state.get_results(fresh.session_state) is not None
+
+
+def test_a_link_reference_that_is_not_a_digest_is_said_so_not_called_gone(own_store):
+    at = new_session()
+    at.button(key="corpus_start_seed-000").click().run()
+    kept = params_of(at)["corpus"]
+    again = new_session("pages/corpus.py", corpus=kept, trained="not-a-digest")
+    shown = [m.value for m in again.info]
+    assert any("Ignored the link's trained=: it is not a reference" in m for m in shown), shown
+    assert not any("no longer kept" in m for m in shown)
+    assert state.get_corpus(again.session_state).preset == "seed-000"     # the rest of the link applies
