@@ -33,6 +33,7 @@ from typing import Any, Optional
 
 from .corpus import WordCounts
 from .errors import PlaygroundError, TokenizerFileError
+from .limits import MAX_TRACE_NUMBER
 from .trainer import Candidate, ChangedWord, MergeStep, Trace, TrainConfig
 
 TRACE_FORMAT = "tokenizer-playground-trace"
@@ -119,7 +120,13 @@ def _str(value, where: str) -> str:
 def _int(value, where: str, low: int = 0) -> int:
     if type(value) is not int or value < low:
         raise _bad(where, f"expected a whole number of at least {low}, found {_kind(value)}")
+    if value > MAX_TRACE_NUMBER:
+        raise _bad(where, _TOO_LARGE)
     return value
+
+
+# a 10**30 loaded, then pages failed to draw it (limits.MAX_TRACE_NUMBER says which)
+_TOO_LARGE = "a number too large (above 10^18, more than any corpus gives)"
 
 
 def _strs(value, where: str) -> tuple[str, ...]:
@@ -130,12 +137,13 @@ def _strs(value, where: str) -> tuple[str, ...]:
 
 
 def _ints(value, where: str, low: int = 0, high: Optional[int] = None) -> tuple[int, ...]:
-    """A list of ints in [low, high)."""
+    """A list of ints in [low, high) (high: at most MAX_TRACE_NUMBER + 1)."""
     items = _list(value, where)
     if not all(type(x) is int for x in items):
         raise _bad(where, "expected a list of whole numbers")
-    if items and (min(items) < low or (high is not None and max(items) >= high)):
-        raise _bad(where, f"a number is out of range ({low} to {'' if high is None else high - 1})")
+    top = MAX_TRACE_NUMBER + 1 if high is None else min(high, MAX_TRACE_NUMBER + 1)
+    if items and (min(items) < low or max(items) >= top):
+        raise _bad(where, f"a number is out of range ({low} to {top - 1:,})")
     return tuple(items)
 
 
@@ -154,6 +162,8 @@ def _key(d: dict, key: str, where: str):
 
 
 _FRACTIONS: dict[str, Fraction] = {}
+_MAX_NUM_DIGITS = len(str(MAX_TRACE_NUMBER))
+_MAX_DEN_DIGITS = len(str(MAX_TRACE_NUMBER ** 2))
 
 
 def fraction_from_json(value, where: str = "score") -> Optional[Fraction]:
@@ -177,10 +187,17 @@ def _fraction(value, where: str) -> Optional[Fraction]:
     if (not sep or not den.isdigit() or not num.lstrip("-").isdigit() or num.startswith("--")
             or not den.isascii() or not num.isascii()):
         raise _bad(where, f"a score is written \"num/den\", found {value[:40]!r}")
-    d = int(den)
+    # a likelihood score is a count over a product of two counts: bounded so that float(score)
+    # stays a float (a 400-digit numerator loaded, then the Merges page failed to divide it);
+    # the digits are counted first, so that int() never reads thousands of them
+    if len(num.lstrip("-")) > _MAX_NUM_DIGITS or len(den) > _MAX_DEN_DIGITS:
+        raise _bad(where, f"a score's numerator or denominator is too large, found {value[:40]!r}")
+    n, d = int(num), int(den)
+    if abs(n) > MAX_TRACE_NUMBER or d > MAX_TRACE_NUMBER ** 2:
+        raise _bad(where, f"a score's numerator or denominator is too large, found {value[:40]!r}")
     if d == 0:
         raise _bad(where, "a score has denominator 0")
-    f = Fraction(int(num), d)
+    f = Fraction(n, d)
     if len(_FRACTIONS) < 100_000:
         _FRACTIONS[value] = f
     return f
@@ -311,6 +328,8 @@ def _trace(data) -> Trace:
                 raise _bad(where + ".candidates", "a pair must be two texts")
             if type(cc) is not int or cc < 0:
                 raise _bad(where + ".candidates", "a count must be a whole number")
+            if cc > MAX_TRACE_NUMBER:
+                raise _bad(where + ".candidates", _TOO_LARGE)
             cands.append(Candidate((cp[0], cp[1]), cc, frac(cs, where + ".candidates")))
         changed = []
         for c in _list(changed_raw, where + ".changed_words"):

@@ -145,6 +145,17 @@ def _mutations():
         "final token row": set_(["final_tokens", 0], ["a"]),
         "step is a list": set_(["steps", 0], [1, 2, 3]),
         "missing first_word": delete(["steps", 0, "first_word"]),
+        # numbers too large for the pages to draw (Plotly, pandas and float() refused them)
+        "huge total tokens": set_(["steps", 0, "total_tokens"], 10 ** 30),
+        "huge initial total": set_(["initial_total_tokens"], 10 ** 30),
+        "huge final token count": set_(["final_tokens", 0, 1], 10 ** 30),
+        "huge word count": set_(["words", "counts", 0], 10 ** 30),
+        "huge step count": set_(["steps", 0, "count"], 10 ** 30),
+        "huge candidate count": set_(["steps", 0, "candidates", 0, 1], 10 ** 30),
+        "huge changed word count": set_(["steps", 0, "changed_words", 0, 2], 10 ** 30),
+        "huge score numerator": set_(["steps", 0, "score"], "1" + "0" * 400 + "/1"),
+        "huge score denominator": set_(["steps", 0, "score"], "1/1" + "0" * 400),
+        "huge candidate score": set_(["steps", 0, "candidates", 0, 2], "1" + "0" * 30 + "/3"),
     }
 
 
@@ -155,6 +166,26 @@ def test_bad_trace_data_is_refused_with_a_message(name):
     with pytest.raises(TokenizerFileError) as err:
         trace_from_json(data)
     assert "\n" not in str(err.value) and len(str(err.value)) < 300
+
+
+def test_numbers_up_to_the_bound_are_read_and_beyond_it_refused():
+    from core.limits import MAX_TRACE_NUMBER
+    data = copy.deepcopy(_good())
+    data["initial_total_tokens"] = MAX_TRACE_NUMBER
+    data["steps"][0]["score"] = f"-{MAX_TRACE_NUMBER}/{MAX_TRACE_NUMBER ** 2 - 1}"
+    trace = trace_from_json(data)
+    assert trace.initial_total_tokens == MAX_TRACE_NUMBER
+    assert trace.steps[0].score == Fraction(-MAX_TRACE_NUMBER, MAX_TRACE_NUMBER ** 2 - 1)
+    for path, value in ((["initial_total_tokens"], MAX_TRACE_NUMBER + 1),
+                        (["steps", 0, "score"], f"{MAX_TRACE_NUMBER + 1}/1"),
+                        (["steps", 0, "score"], f"1/{MAX_TRACE_NUMBER ** 2 + 1}")):
+        bad = copy.deepcopy(_good())
+        target = bad
+        for p in path[:-1]:
+            target = target[p]
+        target[path[-1]] = value
+        with pytest.raises(TokenizerFileError, match="too large"):
+            trace_from_json(bad)
 
 
 @pytest.mark.parametrize("data", [None, [], "trace", 42, {"format": "tokenizer-playground-trace"},

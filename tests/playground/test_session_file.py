@@ -165,6 +165,15 @@ def _damaged(raw: bytes) -> dict:
         "trace version": edit(lambda d: d["results"]["traces"]["bpe"].update(version=99)),
         "trace step id": edit(lambda d: d["results"]["traces"]["wordpiece"]["steps"][0].update(id=10 ** 6)),
         "score as float": edit(lambda d: d["results"]["traces"]["wordpiece"]["steps"][0].update(score=0.5)),
+        # numbers that loaded, then made the Merges and Inspect pages raise
+        "trace total beyond 64 bits": edit(lambda d: d["results"]["traces"]["bpe"]["steps"][0].update(
+            total_tokens=10 ** 30)),
+        "trace initial total beyond 64 bits": edit(lambda d: d["results"]["traces"]["bpe"].update(
+            initial_total_tokens=10 ** 30)),
+        "final token count beyond 64 bits": edit(lambda d: d["results"]["traces"]["bpe"]["final_tokens"][0].__setitem__(
+            1, 10 ** 30)),
+        "score beyond a float": edit(lambda d: d["results"]["traces"]["wordpiece"]["steps"][0].update(
+            score="1" + "0" * 400 + "/1")),
         "corpus text not text": edit(lambda d: d["corpus"].update(text=42)),
         "empty corpus": edit(lambda d: d["corpus"].update(text="   ")),
         "corpus source": edit(lambda d: d["corpus"].update(source="stolen")),
