@@ -21,6 +21,7 @@ from functools import cached_property
 from typing import Optional
 
 from .errors import ConfigError
+from .limits import MAX_TRACE_NUMBER
 from .pipeline import NORMALIZERS, PRE_TOKENIZERS
 
 METASPACE = "\u2581"          # ▁, written before every word (HF Metaspace, prepend_scheme="always")
@@ -150,24 +151,55 @@ class UnigramTrace:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "UnigramTrace":
+    def from_json(cls, data) -> "UnigramTrace":
+        """Inverse of to_json. A session file is anyone's to edit, and pages index the vocabulary
+        with unk_id and encode with the pieces: anything a trainer cannot have written (a type, a
+        range, settings it refuses, lists of different lengths) raises ConfigError, one line."""
         if not isinstance(data, dict) or data.get("kind") != "unigram-trace":
             raise ConfigError("not a Unigram trace")
-        c = data["config"]
-        config = UnigramConfig(**{**c, "special_tokens": tuple(c["special_tokens"])})
+        if type(data.get("version")) is not int or data["version"] != 1:
+            raise ConfigError(f"Unigram trace: version {data.get('version')!r}, this app reads version 1")
+        config = _config_from_json(_field(data, "config", "Unigram trace"))
+        vocab = _scored(_field(data, "vocab", "Unigram trace"), "vocab")
+        if not vocab:
+            raise ConfigError("Unigram trace: the vocabulary is empty")
+        unk_id = _field(data, "unk_id", "Unigram trace")
+        if unk_id is not None and (type(unk_id) is not int or not 0 <= unk_id < len(vocab)):
+            raise ConfigError(f"Unigram trace: unk_id {repr(unk_id)[:40]} is not an id of the vocabulary")
+        if (unk_id is None) != (config.unk_token is None) or (unk_id is not None
+                                                              and vocab[unk_id][0] != config.unk_token):
+            raise ConfigError("Unigram trace: unk_id is not the id of the unknown token of its settings")
+        em_steps = []
+        for k, e in enumerate(_rows(_field(data, "em_steps", "Unigram trace"), "em_steps", dict)):
+            where = f"em_steps[{k}]"
+            pieces = _pieces(_field(e, "pieces", where), where + ".pieces")
+            scores = tuple(_score(x, where + ".scores")
+                           for x in _rows(_field(e, "scores", where), where + ".scores", None))
+            if len(pieces) != len(scores):
+                raise ConfigError(f"Unigram trace: {where}: {len(pieces)} pieces but {len(scores)} scores")
+            em_steps.append(EMStep(_whole(_field(e, "round", where), where + ".round", 1),
+                                   _whole(_field(e, "sub_iteration", where), where + ".sub_iteration", 1),
+                                   _score(_field(e, "loss", where), where + ".loss"), pieces, scores))
+        prunes = []
+        for k, p in enumerate(_rows(_field(data, "prunes", "Unigram trace"), "prunes", dict)):
+            where = f"prunes[{k}]"
+            pruned = tuple((piece, None if loss is None else _score(loss, where + ".pruned"))
+                           for piece, loss in _pairs(_field(p, "pruned", where), where + ".pruned"))
+            before, after = (_whole(_field(p, name, where), f"{where}.{name}", 0)
+                             for name in ("size_before", "size_after"))
+            if before - len(pruned) != after:
+                raise ConfigError(f"Unigram trace: {where}: {before} pieces less {len(pruned)} pruned is not {after}")
+            prunes.append(PruneStep(_whole(_field(p, "round", where), where + ".round", 1), before, after,
+                                    _whole(_field(p, "target", where), where + ".target", 0), pruned))
         return cls(
             config=config,
-            seeds=tuple((p, float(s)) for p, s in data["seeds"]),
-            em_steps=tuple(EMStep(e["round"], e["sub_iteration"], float(e["loss"]),
-                                  tuple(e["pieces"]), tuple(float(x) for x in e["scores"]))
-                           for e in data["em_steps"]),
-            prunes=tuple(PruneStep(p["round"], p["size_before"], p["size_after"], p["target"],
-                                   tuple((t, None if l is None else float(l)) for t, l in p["pruned"]))
-                         for p in data["prunes"]),
-            vocab=tuple((p, float(s)) for p, s in data["vocab"]),
-            unk_id=data["unk_id"],
-            required_chars=tuple(data["required_chars"]),
-            notes=tuple(data["notes"]),
+            seeds=_scored(_field(data, "seeds", "Unigram trace"), "seeds"),
+            em_steps=tuple(em_steps),
+            prunes=tuple(prunes),
+            vocab=vocab,
+            unk_id=unk_id,
+            required_chars=_pieces(_field(data, "required_chars", "Unigram trace"), "required_chars"),
+            notes=_texts(data.get("notes", []), "notes"),
         )
 
     def dumps(self) -> str:
@@ -176,6 +208,91 @@ class UnigramTrace:
     @property
     def pieces(self) -> tuple[str, ...]:
         return tuple(p for p, _ in self.vocab)
+
+
+# ---------------------------------------------------------------- reading a trace (UnigramTrace.from_json)
+
+def _field(d: dict, key: str, where: str):
+    if key not in d:
+        raise ConfigError(f"Unigram trace: {where}: missing field {key!r}")
+    return d[key]
+
+
+def _rows(value, where: str, kind: Optional[type] = list) -> list:
+    """A list whose items are all of `kind` (None: of any kind, checked by the caller)."""
+    if type(value) is not list or (kind is not None and not all(type(x) is kind for x in value)):
+        items = {dict: " of objects", list: " of lists"}.get(kind, "")
+        raise ConfigError(f"Unigram trace: {where}: expected a list{items}")
+    return value
+
+
+def _texts(value, where: str) -> tuple[str, ...]:
+    if type(value) is not list or not all(type(x) is str for x in value):
+        raise ConfigError(f"Unigram trace: {where}: expected a list of texts")
+    return tuple(value)
+
+
+def _pieces(value, where: str) -> tuple[str, ...]:
+    """Texts, none empty (a piece of no characters covers nothing)."""
+    texts = _texts(value, where)
+    if not all(texts):
+        raise ConfigError(f"Unigram trace: {where}: a piece is empty")
+    return texts
+
+
+def _score(value, where: str) -> float:
+    """A finite number (a log-probability or a loss), as a float; JSON may write 0.0 as 0."""
+    if type(value) not in (int, float):
+        raise ConfigError(f"Unigram trace: {where}: expected a number, found {type(value).__name__}")
+    try:
+        number = float(value)
+    except OverflowError:   # an int of hundreds of digits
+        number = math.inf
+    if not math.isfinite(number):
+        raise ConfigError(f"Unigram trace: {where}: expected a finite number")
+    return number
+
+
+def _whole(value, where: str, low: int) -> int:
+    if type(value) is not int or not low <= value <= MAX_TRACE_NUMBER:
+        raise ConfigError(f"Unigram trace: {where}: expected a whole number from {low} to 10^18")
+    return value
+
+
+def _pairs(value, where: str) -> list:
+    """[piece, anything] rows (the second checked by the caller)."""
+    rows = _rows(value, where)
+    if not all(len(r) == 2 and type(r[0]) is str and r[0] for r in rows):
+        raise ConfigError(f"Unigram trace: {where}: expected [piece, score] rows with a piece of text")
+    return rows
+
+
+def _scored(value, where: str) -> tuple[tuple[str, float], ...]:
+    return tuple((piece, _score(score, where)) for piece, score in _pairs(value, where))
+
+
+_CONFIG_FIELDS = tuple(UnigramConfig.__dataclass_fields__)
+
+
+def _config_from_json(value) -> UnigramConfig:
+    """The settings the trace was trained with, as the trainer accepts them (resolved)."""
+    if type(value) is not dict:
+        raise ConfigError("Unigram trace: config: expected an object")
+    unknown = sorted(set(value) - set(_CONFIG_FIELDS))
+    if unknown:
+        raise ConfigError(f"Unigram trace: config: unknown setting {unknown[0][:40]!r}")
+    specials = _texts(value.get("special_tokens", []), "config.special_tokens")
+    for name in ("pre_tokenizer", "normalizer"):
+        if name in value and type(value[name]) is not str:
+            raise ConfigError(f"Unigram trace: config.{name}: expected text")
+    if value.get("unk_token") is not None and type(value["unk_token"]) is not str:
+        raise ConfigError("Unigram trace: config.unk_token: expected text or null")
+    if type(value.get("metaspace", True)) is not bool:
+        raise ConfigError("Unigram trace: config.metaspace: expected true/false")
+    try:
+        return UnigramConfig(**{**value, "special_tokens": specials}).resolved()
+    except ConfigError as e:
+        raise ConfigError(f"Unigram trace: config: {e}") from None
 
 
 # ---------------------------------------------------------------- arithmetic, as HF writes it

@@ -8,6 +8,7 @@ the trainer writes as "▁" + word. docs/unigram.md says why scores of a few pie
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import math
@@ -183,6 +184,69 @@ def test_trace_records_every_step_and_round_trips_as_json():
     text = json.dumps(trace.to_json(), allow_nan=False)
     assert UnigramTrace.from_json(json.loads(text)) == trace
     assert len(trace.vocab) == 150
+
+
+@functools.lru_cache(maxsize=1)
+def _trace_text() -> str:
+    """A trace with an unknown token and a pruning, as JSON text (each test edits its own copy)."""
+    words = count_words(load_kjv()[:5_000], "whitespace")
+    return json.dumps(train_unigram(words, UnigramConfig(vocab_size=120, unk_token="<unk>")).to_json())
+
+
+def _small_trace_json() -> dict:
+    return json.loads(_trace_text())
+
+
+def _unigram_trace_edits() -> dict:
+    """name -> an edit of a trained trace's JSON that no trainer writes (each loaded before, and
+    the Inspect page then raised on it, or trained with settings the trainer refuses)."""
+    def at(key, value):
+        return lambda d: d.__setitem__(key, value)
+
+    def set_config(key, value):
+        return lambda d: d["config"].__setitem__(key, value)
+    return {
+        "unk_id beyond the vocabulary": at("unk_id", 10 ** 9),
+        "unk_id as text": at("unk_id", "x"),
+        "unk_id true": at("unk_id", True),
+        "unk_id of another piece": lambda d: d.__setitem__("unk_id", d["unk_id"] + 1),
+        "a piece that is a number": lambda d: d["vocab"].__setitem__(0, [5, -1.0]),
+        "an empty piece": lambda d: d["vocab"].__setitem__(1, ["", -1.0]),
+        "a score that is text": lambda d: d["vocab"].__setitem__(1, [d["vocab"][1][0], "-1"]),
+        "a score that is true": lambda d: d["vocab"].__setitem__(1, [d["vocab"][1][0], True]),
+        "an infinite score": lambda d: d["vocab"].__setitem__(1, [d["vocab"][1][0], float("-inf")]),
+        "a score of 400 digits": lambda d: d["vocab"].__setitem__(1, [d["vocab"][1][0], -10 ** 400]),
+        "a vocabulary row of three": lambda d: d["vocab"].__setitem__(1, d["vocab"][1] + [0]),
+        "no vocabulary": at("vocab", []),
+        "an unknown normalizer": set_config("normalizer", "zzz"),
+        "a pre-tokenizer the trainer refuses": set_config("pre_tokenizer", "gpt2"),
+        "vocab size as text": set_config("vocab_size", "20"),
+        "an unknown setting": set_config("colour", "red"),
+        "a special token that is a number": set_config("special_tokens", [1]),
+        "metaspace as a number": set_config("metaspace", 1),
+        "an EM step with a score missing": lambda d: d["em_steps"][0]["scores"].pop(),
+        "an EM step's loss as text": lambda d: d["em_steps"][0].__setitem__("loss", "1.5"),
+        "an EM step's round 0": lambda d: d["em_steps"][0].__setitem__("round", 0),
+        "a pruning that does not add up": lambda d: d["prunes"][0].__setitem__("size_after", 10 ** 6),
+        "a pruned piece's loss as text": lambda d: d["prunes"][0]["pruned"][0].__setitem__(1, "x"),
+        "a seed that is a number": lambda d: d["seeds"].__setitem__(0, [3, -1.0]),
+        "required characters as a text": at("required_chars", "abc"),
+        "a note that is a number": at("notes", [1]),
+        "missing unk_id": lambda d: d.pop("unk_id"),
+        "another version": at("version", 2),
+        "version true": at("version", True),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_unigram_trace_edits()))
+def test_a_unigram_trace_no_trainer_writes_is_refused_with_a_message(name):
+    data = _small_trace_json()
+    assert data["unk_id"] is not None and data["prunes"] and data["prunes"][0]["pruned"]
+    UnigramTrace.from_json(json.loads(json.dumps(data)))      # the trace as written loads
+    _unigram_trace_edits()[name](data)
+    with pytest.raises(ConfigError) as err:
+        UnigramTrace.from_json(json.loads(json.dumps(data)))
+    assert "\n" not in str(err.value) and len(str(err.value)) < 300
 
 
 # ---------------------------------------------------------------- Viterbi equals HF's and sentencepiece's

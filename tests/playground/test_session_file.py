@@ -232,3 +232,30 @@ def test_a_1mb_corpus_with_8k_step_traces_round_trips():
                    steps={"bpe": 10, "bbpe": 8000, "wordpiece": 0})
     back = sf.parse_session(sf.dump_session(s))
     assert back.results == s.results and back.corpus == corpus and dict(back.steps) == s.steps
+
+
+def test_a_unigram_trace_no_trainer_writes_is_refused_and_changes_nothing(full_session):
+    # each loaded before, and Inspect then raised on the trained Unigram (or its settings)
+    from core.unigram import UnigramConfig, train_unigram
+    from playground.state import UnigramResult
+    corpus, results = state.get_corpus(full_session), state.get_results(full_session)
+    trace = train_unigram(count_words(TEXT, "whitespace"), UnigramConfig(vocab_size=18, unk_token="<unk>"))
+    current = {}
+    sf.load_session(sf.dump_session(sf.current_session(full_session)), session=current)
+    state.set_unigram(UnigramResult(corpus.name, corpus.digest, trace), current)
+    raw = sf.dump_session(sf.current_session(current))
+    assert sf.parse_session(raw).unigram.trace == trace
+    before = dict(current)
+    edits = {"unk_id beyond the vocabulary": lambda t: t.update(unk_id=10 ** 9),
+             "unk_id as text": lambda t: t.update(unk_id="x"),
+             "a piece that is a number": lambda t: t["vocab"].__setitem__(0, [5, -1.0]),
+             "an unknown normalizer": lambda t: t["config"].update(normalizer="zzz"),
+             "a pre-tokenizer Unigram refuses": lambda t: t["config"].update(pre_tokenizer="gpt2")}
+    for name, edit in edits.items():
+        data = json.loads(raw)
+        edit(data["unigram"]["trace"])
+        with pytest.raises(TokenizerFileError) as err:
+            sf.load_session(json.dumps(data).encode(), "bad.json", current)
+        assert str(err.value).startswith("bad.json is damaged: Unigram trace"), (name, str(err.value))
+        assert current.keys() == before.keys() and all(current[k] is before[k] for k in before), name
+    assert state.get_results(current) == results and state.get_unigram(current).trace == trace
