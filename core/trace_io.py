@@ -263,7 +263,7 @@ def _trace(data) -> Trace:
     if fmt != TRACE_FORMAT:
         raise _bad("trace", f"not a playground trace (format {str(fmt)[:40]!r})")
     version = d.get("version")
-    if version != TRACE_VERSION:
+    if type(version) is not int or version != TRACE_VERSION:   # true and 1.0 are == 1 in Python
         raise _bad("trace", f"written by another version of the playground (trace version {version!r}, "
                             f"this one reads {TRACE_VERSION})")
     config = _config(_key(d, "config", "trace"), "config")

@@ -164,8 +164,9 @@ def parse_session(raw: bytes, name: str = "the file") -> Session:
             raise _fail(f"{name} is a tokenizer file, not a session: import it under “Import tokenizer files”")
         raise _fail(f"{name} is JSON but not a session file of this app (no \"format\": \"{SESSION_FORMAT}\")")
     version = data.get("version")
-    if version != SESSION_VERSION:
-        newer = isinstance(version, int) and not isinstance(version, bool) and version > SESSION_VERSION
+    # exactly the int: true and 1.0 are == 1 in Python, and no version of the app wrote them
+    if type(version) is not int or version != SESSION_VERSION:
+        newer = type(version) is int and version > SESSION_VERSION
         raise _fail(f"{name} is a session file of version {version!r}; this app reads version {SESSION_VERSION}"
                     + (": update the app to load it" if newer else ""))
     try:

@@ -121,6 +121,8 @@ def _mutations():
         return f
     return {
         "wrong version": set_(["version"], TRACE_VERSION + 1),
+        "version true": set_(["version"], True),
+        "version as a float": set_(["version"], float(TRACE_VERSION)),
         "foreign format": set_(["format"], "something-else"),
         "no steps": delete(["steps"]),
         "steps not a list": set_(["steps"], {"0": 1}),

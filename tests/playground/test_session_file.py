@@ -154,6 +154,8 @@ def _damaged(raw: bytes) -> dict:
         "a tokenizer.json": json.dumps({"version": "1.0", "model": {"type": "BPE", "vocab": {}, "merges": []}}).encode(),
         "newer version": edit(lambda d: d.update(version=sf.SESSION_VERSION + 1)),
         "version as text": edit(lambda d: d.update(version="1")),
+        "version true": edit(lambda d: d.update(version=True)),
+        "version 1.0": edit(lambda d: d.update(version=1.0)),
         "no version": edit(lambda d: d.pop("version")),
         "other format": edit(lambda d: d.update(format="someone-elses-session")),
         "no settings": edit(lambda d: d.pop("settings")),
