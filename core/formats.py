@@ -90,16 +90,24 @@ class HFTokenizer:
     name: str
     byte_level: bool
 
-    @property
+    @cached_property
     def vocab_size(self) -> int:
-        return self.hf.get_vocab_size(with_added_tokens=True)
+        """The id range: largest id + 1, added tokens included, as for pretrained vocabularies. A
+        file may leave ids unassigned (gaps, added tokens past the vocabulary), so this can exceed
+        `n_tokens`, the number of tokens."""
+        return max(self.hf.get_vocab(with_added_tokens=True).values(), default=-1) + 1
+
+    @cached_property
+    def n_tokens(self) -> int:
+        return len(self.hf.get_vocab(with_added_tokens=True))
 
     encoders = ()    # it encodes with the `tokenizers` runtime: no encoder to pick
 
     @property
     def summary(self) -> str:
         model = type(self.hf.model).__name__
-        return f"Hugging Face {model}{', byte-level' if self.byte_level else ''}: {self.vocab_size:,} tokens"
+        ids = f" (ids 0 to {self.vocab_size - 1:,}, some unassigned)" if self.n_tokens != self.vocab_size else ""
+        return f"Hugging Face {model}{', byte-level' if self.byte_level else ''}: {self.n_tokens:,} tokens{ids}"
 
     def with_encoder(self, encoder: Optional[str]) -> "HFTokenizer":
         if encoder is not None:
@@ -127,10 +135,7 @@ class HFTokenizer:
         return type(pp).__name__ if pp is not None else "none: only the attention mask and token type ids"
 
     def id_to_token(self, i: int) -> str:
-        token = self.hf.id_to_token(self._check(i))
-        if token is None:
-            raise EncodeError(f"id {i} is unassigned in {self.name}: no token has it")
-        return token
+        return self.hf.id_to_token(self._check(i))
 
     def token_to_id(self, token: str) -> Optional[int]:
         return self.hf.token_to_id(token)
@@ -159,10 +164,12 @@ class HFTokenizer:
         n = self.vocab_size
         if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < n:
             raise EncodeError(f"id {i!r} is out of range: this vocabulary has ids 0 to {n - 1}")
+        if self.hf.id_to_token(i) is None:
+            raise EncodeError(f"id {i} is unassigned in {self.name}: no token has it")
         return i
 
     def token_bytes(self, i: int) -> bytes:
-        t = self.hf.id_to_token(self._check(i)) or ""
+        t = self.hf.id_to_token(self._check(i))
         if t in self.special_tokens:
             return b""
         if self.byte_level:
@@ -355,7 +362,16 @@ def _from_hf_json(text: str, name: str, data: dict) -> HFTokenizer:
     except Exception as e:  # noqa: BLE001 - the Rust side raises plain Exceptions
         first = str(e).splitlines()[0][:200]
         raise TokenizerFileError(f"{name} is not a tokenizer file that `tokenizers` can load ({first})") from None
-    return HFTokenizer(hf=hf, name=Path(name).stem, byte_level=_is_byte_level(data))
+    return _hf_file(hf, name, _is_byte_level(data))
+
+
+def _hf_file(hf, name: str, byte_level: bool) -> HFTokenizer:
+    """An HFTokenizer, refused when its ids run past MAX_RANK: pages walk the whole id range
+    (the Vocabulary tab), and a file's ids may leave gaps."""
+    tok = HFTokenizer(hf=hf, name=Path(name).stem, byte_level=byte_level)
+    if tok.vocab_size > MAX_RANK:
+        raise TokenizerFileError(f"{name} has an id of {tok.vocab_size - 1:,}: ids up to {MAX_RANK:,} load here")
+    return tok
 
 
 def _from_vocab_and_merges(vocab: dict, merges_txt: str, name: str) -> HFTokenizer:
@@ -374,7 +390,7 @@ def _from_vocab_and_merges(vocab: dict, merges_txt: str, name: str) -> HFTokeniz
         raise TokenizerFileError(f"{name} with merges.txt does not load: {str(e).splitlines()[0][:200]}") from None
     hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False)
     hf.decoder = decoders.ByteLevel()
-    return HFTokenizer(hf=hf, name=Path(name).stem, byte_level=True)
+    return _hf_file(hf, name, True)
 
 
 def _from_vocab_txt(text: str, name: str) -> HFTokenizer:

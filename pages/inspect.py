@@ -313,7 +313,11 @@ def _replay_section(tok, text: str) -> None:
     label = st.selectbox("Piece (pre-tokenized chunk)", labels, key=K.REPLAY_CHUNK, on_change=_chunk_changed,
                          width=420)
     k = labels.index(label)
-    rep = replay.replay_chunk(tok, chunks[k])
+    try:
+        rep = replay.replay_chunk(tok, chunks[k])
+    except PlaygroundError as e:   # an imported file this piece's replay cannot read: said, as the other tabs do
+        st.error(f"{views.md_escape(str(e))}.")
+        return
     n = len(rep.steps)
     shown = (tok.name, tok.vocab_size, chunks[k].shown)   # another piece (or tokenizer) opens at its last step
     step_now = state.widget_value(K.REPLAY_STEP)

@@ -275,3 +275,28 @@ def test_a_compare_link_whose_import_is_gone_says_so_and_keeps_the_rest():
     assert any("no longer kept" in w.value for w in at.warning)
     at.multiselect(key="compare_tokenizers").set_value(["pretrained:gpt2", "pretrained:o200k_base"]).run()
     assert not any("no longer kept" in w.value for w in at.warning)
+
+
+def test_a_file_whose_ids_leave_gaps_works_on_every_inspect_tab():
+    from tests.core.test_formats import _gapped_hf_json
+    at = inspect_files(new_app())
+    upload(at, [("gaps.json", _gapped_hf_json(), "application/json")])
+    assert any("Imported" in m for m in messages(at, "success")), messages(at, "error")
+    at.text_area(key="inspect_text").input("a b ab").run()
+    for tab in ("Pipeline", "Walk a word", "Session", "Vocabulary"):
+        goto(at, "pages/inspect.py", tab)
+        assert not at.exception and not at.error, (tab, at.exception, messages(at, "error"))
+    assert any("3 of 3 tokens" in c for c in messages(at, "caption"))  # Vocabulary: the unassigned ids are not rows
+
+
+def test_a_replay_that_cannot_read_the_file_is_an_error_on_the_walk_tab(monkeypatch):
+    from core import replay
+    from core.errors import EncodeError
+
+    def unreadable(tok, chunk):
+        raise EncodeError("id 7 is unassigned in mine: no token has it")
+    monkeypatch.setattr(replay, "replay_chunk", unreadable)
+    at = inspect_files(new_app())
+    upload(at, _files("tokenizer.json"))
+    goto(at, "pages/inspect.py", "Walk a word")
+    assert messages(at, "error") == ["id 7 is unassigned in mine: no token has it."]

@@ -7,7 +7,7 @@ from tokenizers import Tokenizer
 
 from core.corpus import count_words
 from core.encoders import TrainedTokenizer
-from core.errors import TokenizerFileError
+from core.errors import EncodeError, TokenizerFileError
 from core.formats import (load_tokenizer, load_tokenizer_bytes, save_tokenizer, tokenizer_json,
                           vocab_json_and_merges, vocab_txt)
 from core.trainer import TrainConfig, train
@@ -105,6 +105,33 @@ def test_foreign_hf_tokenizer_json_loads(tmp_path):
     loaded = load_tokenizer(tmp_path / "wl.json")
     enc = loaded.encode("hello there world")
     assert enc.ids == (1, 0, 2) and enc.offsets == ((0, 5), (6, 11), (12, 17)) and enc.encoder == "hf"
+
+
+def _gapped_hf_json() -> bytes:
+    """A HF BPE file whose ids leave gaps (real files put added tokens past their vocabulary)."""
+    from tokenizers import models
+    data = json.loads(Tokenizer(models.BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")])).to_str())
+    data["model"]["vocab"] = {"a": 0, "b": 5, "ab": 9}
+    return json.dumps(data).encode()
+
+
+def test_a_hf_file_with_gaps_in_its_ids_reads_every_id_it_encodes_to():
+    tok = load_tokenizer_bytes(_gapped_hf_json(), "gaps.json")
+    assert tok.vocab_size == 10 and tok.n_tokens == 3   # the id range, and the count the summary shows
+    assert "3 tokens" in tok.summary
+    ids = tok.encode("ab").ids
+    assert ids == (9,) and tok.id_to_token(9) == "ab" and tok.token_bytes(9) == b"ab" and tok.decode(ids) == "ab"
+    with pytest.raises(EncodeError, match="id 3 is unassigned"):
+        tok.id_to_token(3)
+    with pytest.raises(EncodeError, match="out of range"):
+        tok.token_bytes(10)
+
+
+def test_a_hf_file_whose_ids_run_past_the_limit_is_refused():
+    data = json.loads(_gapped_hf_json())
+    data["model"]["vocab"]["ab"] = 4_000_000_000
+    with pytest.raises(TokenizerFileError, match="ids up to"):
+        load_tokenizer_bytes(json.dumps(data).encode(), "huge-id.json")
 
 
 @pytest.mark.parametrize("raw,name", [
