@@ -26,11 +26,11 @@ from typing import Optional, Sequence
 from .bytelevel import from_byte_chars
 from .encoders import TrainedTokenizer
 from .encoding import Encoding
-from .errors import EncodeError, PlaygroundError, TokenizerFileError
+from .errors import ConfigError, EncodeError, PlaygroundError, TokenizerFileError
 from .hf_pipeline import hf_expressible, hf_tokenizer
 from .limits import WORDPIECE_MAX_WORD_CHARS
 from .tokenizer import Front, chunks_of
-from .trainer import TrainConfig, Trace
+from .trainer import TrainConfig, Trace, join_symbols
 from .unigram import UnigramTokenizer, UnigramTrace
 
 FORMAT_VERSION = 1
@@ -317,19 +317,30 @@ def _from_playground(data: dict, name: str) -> TrainedTokenizer:
             vocab[i] = t
         if any(v is None for v in vocab):
             raise TokenizerFileError(f"{name}: the vocabulary's ids are not 0..{len(vocab) - 1}")
+        specials = _special_tokens(pg["special_tokens"])
         config = TrainConfig(model=pg["model"], vocab_size=max(len(vocab), 1), pre_tokenizer=pg["pre_tokenizer"],
                              normalizer=pg["normalizer"], end_of_word=pg["end_of_word"], score=pg["score"],
                              tie_break=pg["tie_break"], min_frequency=pg.get("min_frequency", 1),
-                             special_tokens=tuple(pg["special_tokens"]), unk_token=pg["unk_token"],
+                             special_tokens=specials, unk_token=pg["unk_token"],
                              keep_newlines=bool(pg.get("keep_newlines", False))).resolved()
         merges = tuple((a, b) for a, b in pg["merges"])
         final = tuple((t, int(n)) for t, n in pg.get("final_tokens", []))
         tok_ids = set(vocab_map)
+        # each checked here because the encoders (and HF's runtime, which Compare, Token tax and the
+        # export build) look these up in the vocabulary and raise mid-page when one is missing
+        if config.unk_token is not None and config.unk_token not in tok_ids:
+            raise TokenizerFileError(f"{name}: the unknown token {config.unk_token!r} is not in the vocabulary")
+        for t in specials:
+            if t not in tok_ids:
+                raise TokenizerFileError(f"{name}: the special token {t!r} is not in the vocabulary")
         for a, b in merges:
             if a not in tok_ids or b not in tok_ids:
                 raise TokenizerFileError(f"{name}: merge ({a!r}, {b!r}) uses a token outside the vocabulary")
+            made = join_symbols(a, b, config.model)
+            if made not in tok_ids:
+                raise TokenizerFileError(f"{name}: merge ({a!r}, {b!r}) makes {made!r}, which is not in the vocabulary")
         return TrainedTokenizer(config=config, vocab=tuple(vocab), merges=merges,
-                                special_tokens=tuple(pg["special_tokens"]), final_tokens=final,
+                                special_tokens=specials, final_tokens=final,
                                 name=Path(name).stem)
     except TokenizerFileError:
         raise
@@ -338,6 +349,14 @@ def _from_playground(data: dict, name: str) -> TrainedTokenizer:
     except (KeyError, TypeError, ValueError, IndexError) as e:
         raise TokenizerFileError(f"{name} is corrupt: its playground section is missing or has a bad "
                                  f"field ({type(e).__name__}: {e})".splitlines()[0]) from None
+
+
+def _special_tokens(value) -> tuple[str, ...]:
+    """A playground section's special tokens: a list of strings (a string alone would be read as
+    one token per character)."""
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        raise ConfigError(f"special_tokens is {str(value)[:40]!r}: expected a list of strings")
+    return tuple(value)
 
 
 def _unigram_from_playground(data: dict, name: str) -> UnigramTokenizer:

@@ -5,6 +5,7 @@ opened at the address the first one left)."""
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -104,7 +105,16 @@ def tok_vocab(at: AppTest) -> list:
     return [i for i in range(tok.vocab_size)]
 
 
+def _edited_export(model: str, **playground) -> bytes:
+    """The project's own tokenizer.json with its playground section changed."""
+    data = json.loads(export_files(_trained(model))["tokenizer.json"])
+    data["model"]["playground"].update(playground)
+    return json.dumps(data, ensure_ascii=False).encode()
+
+
 BAD = [
+    ("unknown token outside the vocabulary", [("unk.json", _edited_export("bpe", unk_token="<nope>"), "application/json")],
+     "unk.json: the unknown token '<nope>' is not in the vocabulary"),
     ("malformed", [("broken.json", b'{"model": {"type": "BPE", ', "application/json")], "not valid JSON"),
     ("unknown", [("picture.png", b"\x89PNG\r\n", "image/png")], "give a tokenizer.json"),
     ("not a ranks file", [("x.tiktoken", b"hello world\n", "application/octet-stream")], "base64"),

@@ -158,3 +158,36 @@ def test_playground_section_carries_greedy_frequencies():
     data = tokenizer_json(tok)
     assert data["model"]["playground"]["final_tokens"][0][1] > 0
     assert data["model"]["type"] == "BPE"
+
+
+def _edited(config, edit) -> bytes:
+    """A playground-written tokenizer.json, changed by `edit(playground_section, vocab)`."""
+    data = tokenizer_json(_trained(config))
+    edit(data["model"]["playground"], data["model"]["vocab"])
+    return json.dumps(data, ensure_ascii=False).encode()
+
+
+def _last_merge_makes_nothing(pg, vocab):
+    (a, _), (_, b) = pg["merges"][-1], pg["merges"][0]
+    pg["merges"].append([a, b])   # both tokens are in the vocabulary; what they make is not
+    assert "".join((a, b.removeprefix("##"))) not in vocab
+
+
+BPE_UNK = TrainConfig(model="bpe", vocab_size=200, unk_token="[UNK]", special_tokens=("<s>",))
+WORDPIECE = TrainConfig(model="wordpiece", vocab_size=200, unk_token="[UNK]")
+
+
+@pytest.mark.parametrize("config, edit, reason", [
+    (BPE_UNK, lambda pg, v: pg.update(unk_token="<nope>"), "the unknown token '<nope>' is not in the vocabulary"),
+    (WORDPIECE, lambda pg, v: pg.update(unk_token="<nope>"), "the unknown token '<nope>' is not in the vocabulary"),
+    (BPE_UNK, lambda pg, v: pg.update(special_tokens=["<s>", "<pad>"]),
+     "the special token '<pad>' is not in the vocabulary"),
+    (BPE_UNK, lambda pg, v: pg.update(special_tokens="<s>"), "special_tokens is '<s>': expected a list of strings"),
+    (BPE_UNK, _last_merge_makes_nothing, "which is not in the vocabulary"),
+    (TrainConfig(model="bbpe", vocab_size=400), _last_merge_makes_nothing, "which is not in the vocabulary"),
+    (WORDPIECE, _last_merge_makes_nothing, "which is not in the vocabulary"),
+], ids=["bpe-unk", "wordpiece-unk", "special", "special-as-a-string", "bpe-merge", "bbpe-merge", "wordpiece-merge"])
+def test_a_playground_file_naming_a_token_outside_its_vocabulary_is_refused(config, edit, reason):
+    with pytest.raises(TokenizerFileError) as err:
+        load_tokenizer_bytes(_edited(config, edit), "edited.json")
+    assert str(err.value).startswith("edited.json: ") and reason in str(err.value), err.value
