@@ -361,7 +361,11 @@ def _special_tokens(value) -> tuple[str, ...]:
 
 def _unigram_from_playground(data: dict, name: str) -> UnigramTokenizer:
     try:
-        return UnigramTokenizer.from_tokenizer_json(data, name=Path(name).stem)
+        tok = UnigramTokenizer.from_tokenizer_json(data, name=Path(name).stem)
+        # what saving a session and the export write, built once here: a file they cannot write
+        # again (another pre-tokenizer than whitespace) is refused now, not on the Session tab
+        tok.hf_tokenizer()
+        return tok
     except PlaygroundError as e:
         raise TokenizerFileError(f"{name}: {e}") from None
     except (KeyError, TypeError, ValueError, IndexError) as e:

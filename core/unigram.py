@@ -22,7 +22,7 @@ from typing import Optional
 
 from .errors import ConfigError
 from .limits import MAX_TRACE_NUMBER
-from .pipeline import NORMALIZERS, PRE_TOKENIZERS
+from .pipeline import NORMALIZERS, PRE_TOKENIZERS, check_names
 
 METASPACE = "\u2581"          # ▁, written before every word (HF Metaspace, prepend_scheme="always")
 TRAINING_UNK = "<UNK>"        # HF trains with this piece at id 0, whatever the final unknown token
@@ -1246,6 +1246,12 @@ class UnigramTokenizer:
             raise ConfigError(f"unk_id {unk_id!r} is outside the vocabulary")
         if not pieces:
             raise ConfigError("the vocabulary is empty")
-        return cls(pieces=pieces, unk_id=unk_id, special_tokens=tuple(pg.get("special_tokens", ())),
-                   pre_tokenizer=pg.get("pre_tokenizer", "whitespace"), normalizer=pg.get("normalizer", "none"),
+        specials = pg.get("special_tokens", [])
+        if not isinstance(specials, list) or not all(isinstance(t, str) and t for t in specials):
+            # a string alone would be read as one special token per character
+            raise ConfigError(f"special_tokens is {str(specials)[:40]!r}: expected a list of non-empty strings")
+        pre_tokenizer, normalizer = pg.get("pre_tokenizer", "whitespace"), pg.get("normalizer", "none")
+        check_names(normalizer=normalizer, pre_tokenizer=pre_tokenizer)   # the pages' pipeline looks them up
+        return cls(pieces=pieces, unk_id=unk_id, special_tokens=tuple(specials),
+                   pre_tokenizer=pre_tokenizer, normalizer=normalizer,
                    metaspace=bool(pg.get("metaspace", True)), name=name)

@@ -112,7 +112,16 @@ def _edited_export(model: str, **playground) -> bytes:
     return json.dumps(data, ensure_ascii=False).encode()
 
 
+def _unigram_export(**playground) -> bytes:
+    from core.unigram import UnigramTokenizer
+    data = UnigramTokenizer(pieces=(("<unk>", 0.0), ("▁low", -1.0), ("er", -2.0)), unk_id=0).tokenizer_json()
+    data["model"]["playground"].update(playground)
+    return json.dumps(data, ensure_ascii=False).encode()
+
+
 BAD = [
+    ("unigram with an unknown normalizer", [("uni.json", _unigram_export(normalizer="zzz"), "application/json")],
+     "uni.json: unknown normalizer 'zzz'"),
     ("unknown token outside the vocabulary", [("unk.json", _edited_export("bpe", unk_token="<nope>"), "application/json")],
      "unk.json: the unknown token '<nope>' is not in the vocabulary"),
     ("malformed", [("broken.json", b'{"model": {"type": "BPE", ', "application/json")], "not valid JSON"),

@@ -191,3 +191,19 @@ def test_a_playground_file_naming_a_token_outside_its_vocabulary_is_refused(conf
     with pytest.raises(TokenizerFileError) as err:
         load_tokenizer_bytes(_edited(config, edit), "edited.json")
     assert str(err.value).startswith("edited.json: ") and reason in str(err.value), err.value
+
+
+@pytest.mark.parametrize("field, value, reason", [
+    ("normalizer", "zzz", "unknown normalizer 'zzz'"),
+    ("pre_tokenizer", "zzz", "unknown pre-tokenizer 'zzz'"),
+    ("pre_tokenizer", "bert", "written for the whitespace pre-tokenizer only"),   # a session could not save it
+    ("special_tokens", "<s>", "special_tokens is '<s>': expected a list"),
+])
+def test_a_playground_unigram_file_the_pages_cannot_run_is_refused(field, value, reason):
+    from core.unigram import UnigramTokenizer
+    data = UnigramTokenizer(pieces=(("<unk>", 0.0), ("▁a", -1.0), ("b", -2.0)), unk_id=0).tokenizer_json()
+    assert load_tokenizer_bytes(json.dumps(data).encode(), "u.json").encode("a b").tokens
+    data["model"]["playground"][field] = value
+    with pytest.raises(TokenizerFileError) as err:
+        load_tokenizer_bytes(json.dumps(data).encode(), "u.json")
+    assert str(err.value).startswith("u.json: ") and reason in str(err.value), err.value
