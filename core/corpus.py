@@ -20,6 +20,7 @@ import multiprocessing
 import threading
 
 from .errors import CorpusError
+from .limits import MAX_TRACE_NUMBER
 from .pipeline import check_names, count_pieces, count_units, normalize, pieces_of_units, split_lines
 
 # Texts above this size are counted in parallel; below it a second process costs more than it saves.
@@ -264,23 +265,20 @@ def _table_from_parquet(data: bytes, name: str) -> WordCounts:
     return _checked_table(pairs, name)
 
 
-MAX_OCCURRENCES = 10 ** 15   # a table's words together (and so each, a repeated word summed)
-MAX_UNITS = 10 ** 17         # the words' UTF-8 bytes times their counts: what a trainer's token totals
-                             # can reach, kept well inside 64 bits (the charts and tables hold them so)
-
-
 def check_table_size(wc: WordCounts, name: str) -> WordCounts:
     """`wc`, or CorpusError when its counts are too large to train on and draw: each row's count is
-    checked as it is read, but rows of one word are summed, and many large counts of long words made
-    token totals past 64 bits (the Merges page's curves and Inspect's table then failed)."""
+    checked as it is read (at most 10^15), but rows of one word are summed, and many large counts
+    of long words made token totals past 64 bits (the Merges page's curves and Inspect's table then
+    failed). Both the counts together and the words' UTF-8 bytes times their counts (what a trainer's
+    token totals can reach) stay within limits.MAX_TRACE_NUMBER, which a session file may hold."""
     total = wc.total
-    if total > MAX_OCCURRENCES:
-        raise CorpusError(f"{name}: the counts add up to {total:,}, more than 10^15 "
+    if total > MAX_TRACE_NUMBER:
+        raise CorpusError(f"{name}: the counts add up to {total:,}, more than 10^18 "
                           "(rows of the same word are added together)")
     longest = max(map(len, wc.words), default=0)
-    if total * 4 * longest > MAX_UNITS and sum(
-            c * len(w.encode("utf-8", "surrogatepass")) for w, c in zip(wc.words, wc.counts)) > MAX_UNITS:
-        raise CorpusError(f"{name}: the words' lengths times their counts add up to more than 10^17 bytes: "
+    if total * 4 * longest > MAX_TRACE_NUMBER and sum(
+            c * len(w.encode("utf-8", "surrogatepass")) for w, c in zip(wc.words, wc.counts)) > MAX_TRACE_NUMBER:
+        raise CorpusError(f"{name}: the words' lengths times their counts add up to more than 10^18 bytes: "
                           "scale the counts down")
     return wc
 

@@ -341,11 +341,12 @@ def test_a_table_whose_counts_add_up_past_what_a_trainer_can_hold_is_refused():
     # made token totals past 64 bits (the Merges page's curves, Inspect's table failed on them)
     from core.corpus import read_word_count_table
     from core.errors import CorpusError
-    repeated = "word,count\n" + "a,1000000000000000\n" * 3
-    with pytest.raises(CorpusError, match="add up to 3,000,000,000,000,000"):
+    big = 10 ** 15
+    repeated = "word,count\n" + f"a,{big}\n" * 1001
+    with pytest.raises(CorpusError, match="add up to 1,001,000,000,000,000,000"):
         read_word_count_table(repeated.encode(), "dup.csv")
-    long_words = "word,count\n" + "".join(f"{c * 300},400000000000000\n" for c in "ab")
+    long_words = "word,count\n" + "".join(f"{i:0100d},{big}\n" for i in range(1000))   # 10^18 in all
     with pytest.raises(CorpusError, match="lengths times their counts"):
         read_word_count_table(long_words.encode(), "long.csv")
-    fine = read_word_count_table(b"word,count\nlow,5\nlow,2\nlower,1000000000000\n", "ok.csv")
-    assert fine.as_pairs() == [("low", 7), ("lower", 10 ** 12)]
+    fine = read_word_count_table(f"word,count\nlow,5\nlow,2\nlower,{big}\nlowest,{big}\n".encode(), "ok.csv")
+    assert fine.as_pairs() == [("low", 7), ("lower", big), ("lowest", big)]
