@@ -89,6 +89,7 @@ def through_app() -> None:
 LATER = ("pandas",)
 IMPORT_AFTER = 1.0   # seconds after the first run: importing at once held back that run's last messages
 _imported_later = False
+_import_later_lock = threading.Lock()   # two first runs ending at once (two sessions) start one timer
 
 
 def import_later() -> Optional[threading.Timer]:
@@ -100,9 +101,12 @@ def import_later() -> Optional[threading.Timer]:
     outside a server (AppTest): a test process imports what its tests need, and a collection in the
     background there would race the tests of the collector (tests/playground/test_heap.py)."""
     global _imported_later
-    if _imported_later or not runtime.exists():
+    if not runtime.exists():
         return None
-    _imported_later = True
+    with _import_later_lock:
+        if _imported_later:
+            return None
+        _imported_later = True
     missing = [name for name in LATER if name not in sys.modules]   # none after a --corpus start
 
     def work() -> None:
