@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import threading
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -94,7 +95,15 @@ def words_for(preset: Preset, config: TrainConfig) -> WordCounts:
     if table is not None:
         return table
     cfg = config.resolved()
-    return _preset_words(preset.key, cfg.pre_tokenizer, cfg.normalizer, cfg.keep_newlines)
+    with _COUNTING:
+        return _preset_words(preset.key, cfg.pre_tokenizer, cfg.normalizer, cfg.keep_newlines)
+
+
+# One counting at a time: lru_cache lets every caller that misses compute, so a class opening the
+# KJV preset together on a new server counted its 4 MB once per student, each holding the
+# interpreter in turn (~0.25 s apiece). Counting holds the interpreter anyway, so waiting for
+# another preset's counting loses nothing; a hit takes the free lock at once.
+_COUNTING = threading.Lock()
 
 
 @lru_cache(maxsize=16)

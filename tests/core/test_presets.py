@@ -51,3 +51,30 @@ def test_kjv_is_read_without_importing_the_package():
 def test_unknown_preset():
     with pytest.raises(ConfigError, match="unknown preset"):
         get_preset("nope")
+
+
+def test_sessions_opening_one_preset_at_once_count_its_words_once(monkeypatch):
+    # a class opening the KJV preset together on a new server: lru_cache alone let every session
+    # that missed count the 4 MB again, each holding the interpreter in turn
+    import threading
+    import time
+    from core import presets
+    from core.trainer import TrainConfig
+    counted = []
+    real = presets.count_words
+
+    def slow_count(*args, **kwargs):
+        counted.append(args[1:])
+        time.sleep(0.3)                  # the others arrive while this one counts
+        return real(*args, **kwargs)
+    monkeypatch.setattr(presets, "count_words", slow_count)
+    presets._preset_words.cache_clear()
+    preset, config = get_preset("seed-000"), TrainConfig(model="bpe", pre_tokenizer="whitespace")
+    got = []
+    sessions = [threading.Thread(target=lambda: got.append(words_for(preset, config))) for _ in range(4)]
+    for s in sessions:
+        s.start()
+    for s in sessions:
+        s.join()
+    presets._preset_words.cache_clear()
+    assert len(counted) == 1 and len(got) == 4 and all(g is got[0] for g in got)
