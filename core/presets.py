@@ -35,6 +35,7 @@ class AlphabetPlus:
 
 
 VocabSize = Union[int, AlphabetPlus]
+_COUNTING = threading.Lock()     # words_for: one counting of a preset's words at a time
 
 
 @dataclass(frozen=True)
@@ -89,21 +90,15 @@ def alphabet_size(words: WordCounts, config: TrainConfig) -> int:
 
 def words_for(preset: Preset, config: TrainConfig) -> WordCounts:
     """The words a trainer with `config` sees on this preset's corpus (tables are used as is).
-    Counted once per (preset, pre-tokenizer, normalizer, line breaks) and cached: the result is
-    immutable, and the app reuses it instead of counting the KJV again."""
+    Counted once per (preset, pre-tokenizer, normalizer, line breaks) and cached, one counting at a
+    time (lru_cache lets each caller that misses count: a class opening the KJV together counted it
+    once a student): the result is immutable, and the app reuses it instead of counting again."""
     table = preset.corpus_word_counts()
     if table is not None:
         return table
     cfg = config.resolved()
     with _COUNTING:
         return _preset_words(preset.key, cfg.pre_tokenizer, cfg.normalizer, cfg.keep_newlines)
-
-
-# One counting at a time: lru_cache lets every caller that misses compute, so a class opening the
-# KJV preset together on a new server counted its 4 MB once per student, each holding the
-# interpreter in turn (~0.25 s apiece). Counting holds the interpreter anyway, so waiting for
-# another preset's counting loses nothing; a hit takes the free lock at once.
-_COUNTING = threading.Lock()
 
 
 @lru_cache(maxsize=16)
