@@ -48,7 +48,6 @@ from playground.state import Corpus, Settings
 DIGEST = re.compile(r"[0-9a-f]{64}")
 DEFAULT_CAP_MB = 500
 MAX_BLOB = 200 * 1024 * 1024     # a corpus larger than this is not kept (it still works in its session)
-KINDS = ("corpus", "text", "table", "settings", "compare-text")
 SOURCES = ("paste", "upload", "preset", "command line")
 
 
