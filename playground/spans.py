@@ -306,9 +306,9 @@ def _render_ungrouped(enc: Encoding, show_ids: bool, visible_whitespace: bool, h
     after the loop, in C."""
     ids, offsets, data_of = enc.ids, enc.offsets, enc.token_bytes
     counts, n_colours = Counter(ids), len(PALETTE)
-    drawn = len(ids)            # boxes drawn: tokens up to the first one starting at max_chars
-    if offsets and max(start for start, _ in offsets) >= max_chars:
-        drawn = next(k for k, (start, _) in enumerate(offsets) if start >= max_chars)
+    # boxes drawn: tokens up to the first one starting at max_chars (found without reading the
+    # offsets past it: a 100,000-character text is drawn to its first 20,000)
+    drawn = next((k for k, (start, _) in enumerate(offsets) if start >= max_chars), len(ids))
     parts: list[str] = []
     append = parts.append
     memo: dict[tuple, tuple] = {} if boxes is None else boxes   # (id, bytes, colour, count) -> box
