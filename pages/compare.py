@@ -183,6 +183,8 @@ def panel_html(choice: compare.Choice, enc, text: str, view: compare.PanelView, 
         batch=spans.BATCH, boxes=tokenizers.box_memo(tok, view.show_ids, view.whitespace, made_word))
     note = (f"Drawn: the first {MAX_PANEL_CHARS:,} of {len(text):,} characters (counts are for the whole "
             "text)." if truncated else "")
+    if not (view.grouped or view.show_ids):
+        note = " ".join(filter(None, (compare.byte_pieces_note(enc, MAX_PANEL_CHARS), note)))
     if view.chunks:
         body = compare.render_chunks_block(tok, text, visible_whitespace=view.whitespace,
                                            max_chars=MAX_PANEL_CHARS) + body

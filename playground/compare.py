@@ -410,6 +410,25 @@ def stats_line(stats: Stats) -> str:
             f"{ratio(stats.bytes_per_token, stats.tokens)} bytes/token")
 
 
+
+def byte_pieces_note(enc: Encoding, max_chars: int = MAX_DRAWN_CHARS) -> str:
+    """What a panel drawn ungrouped says when some box it draws is part of a character's UTF-8
+    bytes (a byte-level tokenizer cut inside 分: `<0xE5><0x88>`, `<0x86>`): what those boxes are,
+    and the toggle that draws each character whole. "" when every drawn box is whole text.
+    Only the tokens drawn (starting before `max_chars`) count; each distinct token is decoded once."""
+    whole: set[bytes] = set()
+    for data, (start, _) in zip(enc.token_bytes, enc.offsets):
+        if start >= max_chars:
+            break
+        if not data or data in whole:
+            continue
+        label, is_bytes = token_label("", data)
+        if is_bytes:
+            return (f"Boxes like {label} are UTF-8 bytes of one character, cut apart: no character is "
+                    "unknown to this tokenizer. Group bytes shows each character whole.")
+        whole.add(data)
+    return ""
+
 # ---------------------------------------------------------------- panels
 
 def render_header(choice: Choice, stats: Optional[Stats]) -> str:

@@ -396,6 +396,17 @@ def test_a_long_text_draws_its_first_characters_and_says_so_with_hover_data_once
         assert ":has(" not in body                                  # the page's script outlines same ids
 
 
+
+def test_panels_cutting_characters_into_bytes_say_so_until_bytes_are_grouped():
+    at = compare_page()
+    at.text_area(key="compare_text").set_value("分词是第一步。").run()
+    drawn = panels(at)
+    assert not at.exception
+    assert "Group bytes shows each character whole" in drawn["pretrained:gpt2"]          # GPT-2 cuts 分 into bytes
+    assert "Group bytes shows" not in drawn["pretrained:bert-base-uncased"]        # whole characters
+    at.toggle(key="compare_grouped").set_value(True).run()
+    assert not any("Group bytes shows" in body for body in panels(at).values())
+
 def test_a_trained_tokenizer_with_an_encoder_is_one_object_for_every_run():
     # Compare asks for the trained tokenizer with its encoder at every run (every pause in typing):
     # a new object each time built its HF runtime and id map anew

@@ -174,6 +174,18 @@ def test_partial_utf8_is_shown_as_bytes_and_grouped_as_the_character():
     assert _shown_text(grouped) == "我" and "&lt;0x" not in _body(grouped)
 
 
+
+def test_a_panel_with_byte_pieces_says_what_they_are_and_how_to_see_characters():
+    gpt2 = load_pretrained("gpt2")
+    note = compare.byte_pieces_note(gpt2.encode("Tokens: 我"))
+    assert "<0xE6>" in note and "Group bytes" in note and "no character is unknown" in note
+    assert compare.byte_pieces_note(gpt2.encode("Only whole tokens here.")) == ""
+    assert compare.byte_pieces_note(load_pretrained("o200k_base").encode("分词")) == ""   # whole characters
+    assert compare.byte_pieces_note(Encoding((), (), (), (), "tiktoken")) == ""
+    late = "a" * 30 + "我"   # the pieces start past what is drawn
+    assert compare.byte_pieces_note(gpt2.encode(late), max_chars=30) == ""
+    assert compare.byte_pieces_note(gpt2.encode(late), max_chars=31) != ""
+
 def test_neighbours_never_share_a_colour_and_colours_follow_ids():
     text = "\n\n\n aaaa aaaa aaaa"
     enc = load_pretrained("gpt2").encode(text)
