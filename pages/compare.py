@@ -18,9 +18,9 @@ Tokenizer objects are shared, immutable and built once (playground/tokenizers.py
 vocabularies per process, a trained tokenizer per (corpus, settings).
 
 The text updates the panels as you type (playground/live_text.py: after a 200 ms pause). The text,
-the chosen tokenizers and the view options are in the address (compare.link_params): F5 or a
-copied link reopens the same view; a text too long for the address goes by its digest
-(corpus_store.put_text), and a chosen imported tokenizer by the digest its files are kept under
+the chosen tokenizers, the view options, the open tab and the chat's messages are in the address
+(compare.link_params): F5 or a copied link reopens the same view; a text (or chat) too long for the
+address goes by its digest (corpus_store.put_text), and a chosen imported tokenizer by the digest its files are kept under
 (files=, brought back by inspect_link.restore_files before the choices are built).
 A tokenizer that cannot encode the text (EncodeError) gets a message in its own panel.
 """
@@ -106,13 +106,22 @@ def open_link(params: dict) -> list[str]:
             state.set_widget(K.TEXT, kept)
     elif link.text is not None:
         state.set_widget(K.TEXT, link.text)
+    chat = link.chat
+    if link.chat_ref is not None:
+        chat = compare.chat_from_json(corpus_store.load_text(link.chat_ref))
+        if chat is None:
+            msgs.append("The link's chat messages are no longer kept on this server: the last ones are shown instead.")
+            chat = ()
+    for chat_key, box in zip(K.CHAT, chat):
+        if box is not None:
+            state.set_widget(chat_key, box)
     if link.tokenizers is not None:
         state.set_widget(K.AUTO_SELECTION, False)
         state.set_widget(K.TOKENIZERS, list(link.tokenizers))
     special = None if link.recognize_special is None else SPECIAL_MODES[link.recognize_special]
     for key, value in ((K.VIEW, link.show), (K.LAYOUT, link.layout), (K.WHITESPACE, link.whitespace),
                        (K.GROUPED, link.grouped), (K.SPECIAL, special), (K.ADD_SPECIAL, link.add_special),
-                       (K.CHUNKS, link.chunks)):
+                       (K.CHUNKS, link.chunks), (K.TAB, link.tab)):
         if value is not None:
             state.set_widget(key, value)
     return msgs
@@ -330,11 +339,17 @@ def write_link(text: str, selected: list[str], show: str, layout: str, view: com
     ref = corpus_store.put_text(text) if len(text) > compare.MAX_URL_TEXT else None
     auto = state.widget_value(K.AUTO_SELECTION)
     kept = {f"imported:{name}": digest for name, digest in state.get_imported_files().items()}
+    chat = tuple(state.widget_value(k) or "" for k in K.CHAT)
+    chat_long = sum(len(box) for box in chat) > compare.MAX_URL_TEXT
+    chat_ref = corpus_store.put_text(compare.chat_json(chat)) if chat_long else None
     params = compare.link_params(text if ref is None else "", None if auto else selected, show, layout,
                                  view.whitespace, view.grouped, text_ref=ref, options=options,
-                                 chunks=view.chunks, files=kept)
+                                 chunks=view.chunks, files=kept, tab=state.widget_value(K.TAB) or "Tokens",
+                                 chat=chat, chat_ref=chat_ref)
     if ref is None and len(text) > compare.MAX_URL_TEXT:
         params.pop("text", None)        # could not be kept: the address holds no text rather than a cut one
+    if chat_long and chat_ref is None:  # likewise the chat: no box rather than a cut one
+        params = {k: v for k, v in params.items() if k not in compare.CHAT_PARAMS}
     state.set_url_params(params)
     state.set_widget(K.URL_SEEN, tuple(sorted(params.items())))
 

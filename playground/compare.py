@@ -18,6 +18,7 @@ Not here: token spans and boundaries (spans.py), the encoders themselves (core/e
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Optional, Sequence
@@ -566,12 +567,14 @@ def render_splits_table(diff: EncoderDifferences, limit: int = MAX_DIFF_ROWS) ->
 # (inspect_link.put_files), one slot per imported:NAME of `tokenizers` in the same order (empty when
 # that one's files could not be kept): F5 or a copied link brings them back (link_imports).
 URL_KEYS = ("text", "text_ref", "tokenizers", "files", "show", "layout", "whitespace", "group", "special", "add",
-            "chunks")
+            "chunks", "tab", "system", "user", "assistant", "user2", "chat_ref")
 MAX_URL_TEXT = 1500
 MAX_LINK_TEXT = 100_000          # a longer text in a link is cut there
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 SHOW_VALUES = {"tokens": "Tokens", "ids": "Ids"}
 LAYOUT_VALUES = {"side": "Side by side", "stacked": "Stacked"}
+TAB_VALUES = {"tokens": "Tokens", "boundaries": "Boundaries", "differences": "Encoder differences", "chat": "Chat"}
+CHAT_PARAMS = ("system", "user", "assistant", "user2")   # the chat's boxes (CHAT_TITLES), each its parameter
 _BOOL = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
 
 
@@ -588,6 +591,9 @@ class CompareLink:
     recognize_special: Optional[bool] = None
     add_special: Optional[bool] = None
     chunks: Optional[bool] = None
+    tab: Optional[str] = None               # a TAB_VALUES label
+    chat: tuple[Optional[str], ...] = (None,) * len(CHAT_PARAMS)   # each chat box's text, None: not in the link
+    chat_ref: Optional[str] = None          # a validated sha256 hex digest (chat_json's text, kept in the store)
 
 
 def _quote(value: str, n: int = 40) -> str:
@@ -610,6 +616,15 @@ def parse_link(params: Mapping[str, str], choices: Sequence[Choice]) -> tuple[Co
             msgs.append(f"Ignored text_ref={_quote(str(ref))}: not a text reference (64 hexadecimal digits).")
     if "text" in params and "text_ref" not in out:
         out["text"] = str(params["text"])[:MAX_LINK_TEXT]
+    if "chat_ref" in params:
+        ref = params["chat_ref"]
+        if isinstance(ref, str) and _HEX64.fullmatch(ref):
+            out["chat_ref"] = ref
+        else:
+            msgs.append(f"Ignored chat_ref={_quote(str(ref))}: not a chat reference (64 hexadecimal digits).")
+    if "chat_ref" not in out and any(name in params for name in CHAT_PARAMS):
+        out["chat"] = tuple(None if name not in params else str(params[name])[:MAX_LINK_TEXT]
+                            for name in CHAT_PARAMS)
     if "tokenizers" in params:
         keys = {c.key for c in choices}
         wanted, unknown = [], []
@@ -623,7 +638,8 @@ def parse_link(params: Mapping[str, str], choices: Sequence[Choice]) -> tuple[Co
                         + (" (train on the Corpus page, or import the file on the Inspect page)" if any(
                             k.startswith(("trained:", "imported:")) for k in unknown) else "") + ".")
         out["tokenizers"] = tuple(dict.fromkeys(wanted))[:MAX_TOKENIZERS]
-    for name, table, field in (("show", SHOW_VALUES, "show"), ("layout", LAYOUT_VALUES, "layout")):
+    for name, table, field in (("show", SHOW_VALUES, "show"), ("layout", LAYOUT_VALUES, "layout"),
+                               ("tab", TAB_VALUES, "tab")):
         if name in params:
             value = table.get(str(params[name]).lower())
             if value is None:
@@ -652,10 +668,13 @@ def ignored_params_message(names: Sequence[str], shown: int = 5, length: int = 3
 
 def link_params(text: str, tokenizers: Optional[Sequence[str]], show: str, layout: str, whitespace: bool,
                 grouped: bool, text_ref: Optional[str] = None, options: EncodeOptions = EncodeOptions(),
-                chunks: bool = False, files: Optional[Mapping[str, str]] = None) -> dict[str, str]:
+                chunks: bool = False, files: Optional[Mapping[str, str]] = None, tab: str = "Tokens",
+                chat: Sequence[str] = DEFAULT_CHAT, chat_ref: Optional[str] = None) -> dict[str, str]:
     """The parameters that reopen this view. `tokenizers` None: the default selection (left out);
     `text_ref`: the digest a long text is kept under (then the text itself is left out); `files`:
-    imported choice key -> the digest its files are kept under (files=, one slot per imported key).
+    imported choice key -> the digest its files are kept under (files=, one slot per imported key);
+    `tab`: the open tab; `chat`: the chat's boxes (each one that is not its default is written), or
+    `chat_ref`: the digest they are kept under (chat_json) when too long for the address.
 
     link_params("hi", ["pretrained:gpt2"], "Ids", "Side by side", False, True)
         == {"text": "hi", "tokenizers": "pretrained:gpt2", "show": "ids", "group": "1"}
@@ -684,7 +703,29 @@ def link_params(text: str, tokenizers: Optional[Sequence[str]], show: str, layou
         out["add"] = "1"
     if chunks:
         out["chunks"] = "1"
+    if tab != "Tokens":
+        out["tab"] = next(slug for slug, label in TAB_VALUES.items() if label == tab)
+    if chat_ref:
+        out["chat_ref"] = chat_ref
+    else:
+        out.update((name, box) for name, box, default in zip(CHAT_PARAMS, chat, DEFAULT_CHAT) if box != default)
     return out
+
+
+def chat_json(chat: Sequence[str]) -> str:
+    """The chat's boxes as one text to keep in the store, when they are too long for the address."""
+    return json.dumps({"chat": list(chat)}, ensure_ascii=False)
+
+
+def chat_from_json(text: Optional[str]) -> Optional[tuple[str, ...]]:
+    """chat_json's boxes back, or None when the text is not that (never raises)."""
+    try:
+        boxes = json.loads(text)["chat"] if text is not None else None
+    except (ValueError, TypeError, KeyError):
+        return None
+    if not (isinstance(boxes, list) and len(boxes) == len(CHAT_PARAMS) and all(isinstance(b, str) for b in boxes)):
+        return None
+    return tuple(b[:MAX_LINK_TEXT] for b in boxes)
 
 
 def link_imports(params: Mapping[str, str]) -> tuple[list[tuple[str, str]], list[str]]:

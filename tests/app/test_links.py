@@ -68,8 +68,37 @@ def test_a_long_text_goes_by_its_digest(own_store):
     assert again.text_area(key="compare_text").value == long_text
 
 
+def test_the_open_tab_and_the_chat_round_trip_through_the_address(own_store):
+    at = new_session("pages/compare.py")
+    at.session_state["compare_tab"] = "Chat"       # a click on the Chat tab (on_change reruns)
+    at.run()
+    at.text_area(key="compare_chat_system").input("Answer in French & <b>briefly</b>.").run()
+    at.text_area(key="compare_chat_assistant").input("").run()
+    at.text_area(key="compare_chat_user2").input("Et en anglais ?").run()
+    assert not at.exception
+    link = params_of(at)
+    assert link == {"tab": "chat", "system": "Answer in French & <b>briefly</b>.", "assistant": "",
+                    "user2": "Et en anglais ?"}                  # the User box kept its default: not written
+    again = new_session("pages/compare.py", **link)            # F5
+    assert again.session_state["compare_tab"] == "Chat"
+    assert [again.text_area(key=k).value for k in state.CompareKeys.CHAT] == [
+        "Answer in French & <b>briefly</b>.", compare.DEFAULT_CHAT[1], "", "Et en anglais ?"]
+    assert params_of(again) == link and not again.warning
+    long_system = "Be exact. " * 200                             # too long for the address: kept by digest
+    again.text_area(key="compare_chat_system").input(long_system).run()
+    link = params_of(again)
+    assert set(link) == {"tab", "chat_ref"} and len(link["chat_ref"]) == 64
+    third = new_session("pages/compare.py", **link)
+    assert [third.text_area(key=k).value for k in state.CompareKeys.CHAT] == [
+        long_system, compare.DEFAULT_CHAT[1], "", "Et en anglais ?"]
+    assert not third.warning
+
+
 @pytest.mark.parametrize("params,needle", [
     ({"text_ref": "../../etc/passwd"}, "not a text reference"),
+    ({"tab": "settings"}, "Ignored tab"),
+    ({"chat_ref": "../x"}, "not a chat reference"),
+    ({"chat_ref": "ab" * 32}, "chat messages are no longer kept"),
     ({"text_ref": "ab" * 32}, "no longer kept on this server"),
     ({"tokenizers": "pretrained:gpt2,pretrained:gpt5"}, "gpt5"),
     ({"show": "<b>x</b>"}, "Ignored show"),

@@ -518,3 +518,20 @@ def test_box_memo_is_one_per_tokenizer_and_view():
     fresh.update((k, None) for k in range(tokenizers.BOX_MEMOS_LIMIT - tokenizers.BOX_MEMO_LIMIT + 1))
     tokenizers.box_memo(gpt2, True, True, "merge rank")                              # all past the budget
     assert tokenizers.box_memo(bert, False, False, "merge rank") is not other
+
+
+@pytest.mark.parametrize("kept", [None, "", "not json", "[]", '{"chat": "x"}', '{"chat": [1, 2, 3, 4]}',
+                                  '{"chat": ["a", "b", "c"]}', '{"chat": ["a", "b", "c", "d", "e"]}', '{"text": []}'])
+def test_a_kept_chat_that_is_not_four_messages_is_not_read(kept):
+    assert compare.chat_from_json(kept) is None
+
+
+def test_the_chat_kept_in_the_store_reads_back_as_written():
+    chat = ("Système : <réponds>", "", "\u200d🙂\n\ttab", "x" * 5000)
+    assert compare.chat_from_json(compare.chat_json(chat)) == chat
+    params = compare.link_params("hi", None, "Tokens", "Side by side", False, False, tab="Chat", chat=chat)
+    assert params["tab"] == "chat" and [params.get(n) for n in compare.CHAT_PARAMS] == list(chat)
+    link, msgs = compare.parse_link(params, [])
+    assert link.tab == "Chat" and link.chat == chat and not msgs
+    assert "system" not in compare.link_params("hi", None, "Tokens", "Side by side", False, False,
+                                               chat=compare.DEFAULT_CHAT)
