@@ -81,7 +81,7 @@ def test_pretrained_panels_and_hover(page, screenshot_dir):
     gpt2.screenshot(path=screenshot_dir / "compare-hover.png")
 
     # grouped: the bytes of each emoji drawn as whole characters
-    click(page, page.get_by_text("Group bytes"))
+    click(page, page.get_by_text("Group bytes", exact=True))
     expect(gpt2.locator(".tp-bytes")).to_have_count(0)
     assert "👍" in gpt2.inner_text()
 
@@ -111,7 +111,7 @@ def test_trained_error_panel_boundaries_encoders_and_payloads(page, screenshot_d
     gpt2 = panel(page, "pretrained:gpt2")
     expect(gpt2.locator(".tp-tokens")).to_have_text(PAYLOADS)
     for control in ("Visible whitespace", "Group bytes"):
-        click(page, page.get_by_text(control))
+        click(page, page.get_by_text(control, exact=True))
         no_injected_markup(page)
     expect(gpt2.locator(".tp-tokens")).to_contain_text("<script>alert(1)</script>⋅<svg⋅onload=alert(1)>")
     click(page, page.get_by_role("radio", name="Ids"))

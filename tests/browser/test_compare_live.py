@@ -201,7 +201,7 @@ def test_grapheme_grouping_keeps_a_flag_one_box(open_tab):
         assert any(label.endswith("👍🏽") for label in labels), labels
         assert any(label.endswith("cafe\u0301") for label in labels), labels
     # ungrouped, GPT-2 cuts the flag into byte tokens
-    page.get_by_text("Group bytes").click()
+    page.get_by_text("Group bytes", exact=True).click()
     expect(page).not_to_have_url(re.compile(r"[?&]group=1"), timeout=WAIT)
     expect(panel(page, "pretrained:gpt2").locator(".tp-t.tp-bytes").first).to_be_visible(timeout=WAIT)
     idle(page)
@@ -212,7 +212,7 @@ def test_reload_on_compare_restores_text_tokenizers_and_toggles(open_tab, screen
     type_text(page, "Reload keeps this 🇨🇳")
     expect(count_of(page, "pretrained:gpt2")).to_have_text(re.compile(r"^\d+ tokens$"), timeout=WAIT)
     with rerun(page):
-        page.get_by_text("Group bytes").click()
+        page.get_by_text("Group bytes", exact=True).click()
     expect(page).to_have_url(re.compile(r"[?&]group=1"), timeout=WAIT)
     with rerun(page):
         page.get_by_role("radio", name="Ids").click()
