@@ -730,8 +730,9 @@ def chat_from_json(text: Optional[str]) -> Optional[tuple[str, ...]]:
 
 def link_imports(params: Mapping[str, str]) -> tuple[list[tuple[str, str]], list[str]]:
     """The link's imported tokenizers paired with the digest their files are kept under, in order
-    (those with a valid digest), and one line per slot that is not a digest. Never raises; nothing
-    here is a path: a digest is 64 hexadecimal digits or it is ignored.
+    (those with a valid digest), and one line for the slots that are not digests and one for the
+    digests no imported tokenizer of `tokenizers` takes. Never raises; nothing here is a path: a
+    digest is 64 hexadecimal digits or it is ignored.
 
     link_imports({"tokenizers": "pretrained:gpt2,imported:mine", "files": "ab" * 32})
         == ([("imported:mine", "abab…ab")], [])
@@ -739,15 +740,18 @@ def link_imports(params: Mapping[str, str]) -> tuple[list[tuple[str, str]], list
     if "files" not in params:
         return [], []
     keys = [k.strip() for k in str(params.get("tokenizers", "")).split(",") if k.strip().startswith("imported:")]
-    slots = [s.strip() for s in str(params["files"]).split(",")][:MAX_TOKENIZERS]
-    pairs, bad = [], []
-    for key, slot in zip(keys, slots):
-        if _HEX64.fullmatch(slot):
-            pairs.append((key, slot))
-        elif slot:
+    slots = [s.strip() for s in str(params["files"]).split(",")]
+    pairs, bad, spare = [], [], []
+    for i, slot in enumerate(slots):
+        if slot and not _HEX64.fullmatch(slot):
             bad.append(slot)
-    msgs = [f"Ignored {len(bad)} file reference{'s' if len(bad) > 1 else ''} ({_quote(bad[0])}): not a digest "
-            "(64 hexadecimal digits)."] if bad else []
+        elif slot and i < min(len(keys), MAX_TOKENIZERS):
+            pairs.append((keys[i], slot))
+        elif slot:
+            spare.append(slot)
+    msgs = [f"Ignored {len(refs)} file reference{'s' if len(refs) > 1 else ''} ({_quote(refs[0])}): {why}."
+            for refs, why in ((bad, "not a digest (64 hexadecimal digits)"),
+                              (spare, "no imported tokenizer of the link's tokenizers goes with it")) if refs]
     return pairs, msgs
 
 

@@ -468,6 +468,12 @@ def test_the_files_of_chosen_imports_go_in_the_link_one_slot_each_and_come_back_
     pairs, msgs = compare.link_imports({"tokenizers": "imported:x,imported:y", "files": f"../../etc/passwd,{b}"})
     assert pairs == [("imported:y", b)] and "not a digest" in msgs[0]
     assert compare.link_imports({"tokenizers": "imported:x"}) == ([], [])
+    # a slot no imported tokenizer takes is said too, never dropped silently
+    pairs, msgs = compare.link_imports({"tokenizers": "imported:x", "files": f"{a},{b},zz"})
+    assert pairs == [("imported:x", a)] and len(msgs) == 2
+    assert "('zz'): not a digest" in msgs[0] and f"('{b[:40]}…'): no imported tokenizer" in msgs[1]
+    assert compare.link_imports({"files": "zz"})[1] == ["Ignored 1 file reference ('zz'): not a digest "
+                                                        "(64 hexadecimal digits)."]
 
 
 def test_imports_renamed_or_dropped_in_the_links_selection():
