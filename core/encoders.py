@@ -121,6 +121,8 @@ class TrainedTokenizer:
     def vocab_size(self) -> int:
         return len(self.vocab)
 
+    n_tokens = vocab_size   # ids 0 to len(vocab) - 1, none unassigned
+
     @property
     def post_processor(self) -> str:
         if "[CLS]" in self.vocab_ids and "[SEP]" in self.vocab_ids:

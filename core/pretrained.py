@@ -501,10 +501,16 @@ class PretrainedTokenizer:
 
     encoders = ()    # it encodes with its own runtime: no encoder to pick
 
+    @cached_property
+    def n_tokens(self) -> int:
+        """How many tokens it has: vocab_size less the unassigned ids."""
+        return sum(t is not None for t in self._tokens)
+
     @property
     def summary(self) -> str:
-        if self._src is not None:
-            return f"{self.label}: {self.family}, {self.vocab_size:,} tokens ({self.licence})"
+        if self._src is not None:    # a user's file: its tokens, and its id range when ids are unassigned
+            ids = f" (ids 0 to {self.vocab_size - 1:,}, some unassigned)" if self.n_tokens != self.vocab_size else ""
+            return f"{self.label}: {self.family}, {self.n_tokens:,} tokens{ids} ({self.licence})"
         return (f"{self.label}: pretrained {self.family}, {self.vocab_size:,} tokens "
                 f"(from {self.package}; licence: {self.licence})")
 

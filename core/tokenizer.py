@@ -5,7 +5,7 @@ encoder the user picked), a pretrained vocabulary (tiktoken ranks, BERT's vocab.
 user imported (tokenizer.json, vocab.json + merges.txt, vocab.txt) — implements `Tokenizer`.
 A view takes a `Tokenizer` and asks it questions; it never asks which class it is.
 
-    tok.name, tok.family, tok.vocab_size, tok.byte_level, tok.special_tokens
+    tok.name, tok.family, tok.vocab_size, tok.n_tokens, tok.byte_level, tok.special_tokens
     tok.id_to_token(15496) == "Hello";  tok.token_to_id("Hello") == 15496 (None when absent)
     tok.token_bytes(220) == b" "        raw bytes; partial UTF-8 possible; b"" for special tokens
     tok.encode(text)                     Encoding: ids, tokens, bytes, character and byte offsets
@@ -59,7 +59,8 @@ class Tokenizer(Protocol):
     name: str                         # as the app labels it: "bbpe", "gpt2", an imported file's stem
     family: str                       # one of FAMILIES
     byte_level: bool                  # tokens stand for bytes: any text encodes, no unknown token
-    vocab_size: int
+    vocab_size: int                   # the id range: largest id + 1 (a file may leave ids unassigned)
+    n_tokens: int                     # how many tokens it has: vocab_size less the unassigned ids
     special_tokens: tuple[str, ...]
     post_processor: str               # what post-processing adds, in words
     summary: str                      # one line: where it comes from, its model, its size

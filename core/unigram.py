@@ -1004,6 +1004,8 @@ class UnigramTokenizer:
     def vocab_size(self) -> int:
         return len(self.pieces)
 
+    n_tokens = vocab_size   # ids 0 to len(pieces) - 1, none unassigned
+
     @property
     def summary(self) -> str:
         return (f"{self.source} (unigram, pre-tokenizer {self.pre_tokenizer}, normalizer {self.normalizer}): "

@@ -194,9 +194,10 @@ def encode_choice(tokenizer, choice: Choice, text: str, options: EncodeOptions =
 class InfoRow:
     label: str
     family: str
-    vocab_size: int
+    vocab_size: int                  # the id range (largest id + 1)
     package: str
     licence: str
+    n_tokens: Optional[int] = None   # how many tokens, when ids are unassigned (None: vocab_size)
 
 
 def info_row(choice: Choice, tokenizer_of: Callable[[Choice], object]) -> InfoRow:
@@ -208,7 +209,8 @@ def info_row(choice: Choice, tokenizer_of: Callable[[Choice], object]) -> InfoRo
     tok = tokenizer_of(choice)
     package = "trained here" if choice.kind == "trained" else "your file"
     licence = "yours" if choice.kind == "trained" else "whatever its author chose"
-    return InfoRow(choice.label, tok.family, tok.vocab_size, package, licence)
+    n_tokens = tok.n_tokens if tok.n_tokens != tok.vocab_size else None
+    return InfoRow(choice.label, tok.family, tok.vocab_size, package, licence, n_tokens)
 
 
 def info_rows(chosen: Sequence[Choice], tokenizer_of: Callable[[Choice], object]) -> list[InfoRow]:
@@ -228,12 +230,19 @@ def _package_cell(package: str) -> str:
     return markup.text(name + pin) + ("<wbr>" + markup.text(version) if pin else "")
 
 
+def _vocabulary_cell(row: InfoRow) -> str:
+    """How many tokens; with unassigned ids, their range too: "3 (ids 0–9)"."""
+    if row.n_tokens is None or row.n_tokens == row.vocab_size:
+        return f"{row.vocab_size:,}"
+    return f"{row.n_tokens:,} (ids 0–{row.vocab_size - 1:,})"
+
+
 def render_info_table(rows: Sequence[InfoRow]) -> str:
     """The chosen tokenizers' family, vocabulary size, package and licence: an escaped HTML table."""
     head = "".join(f"<th>{h}</th>" for h in ("Tokenizer", "Family", "Vocabulary", "Package", "Licence"))
     body = "".join(
         f'<tr><td class="tp-info-name">{_words(r.label)}</td><td>{_words(r.family)}</td>'
-        f'<td class="tp-n">{r.vocab_size:,}</td><td class="tp-pkg">{_package_cell(r.package)}</td>'
+        f'<td class="tp-n">{_vocabulary_cell(r)}</td><td class="tp-pkg">{_package_cell(r.package)}</td>'
         f"<td>{markup.text(r.licence)}</td></tr>" for r in rows)
     return f'<table class="tp-info"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 

@@ -18,7 +18,7 @@ from playground import session_file as sf
 from playground import state
 from playground.inspect import export_files
 from tests.app.conftest import TIMEOUT, goto, new_app, tiktoken_file
-from tests.support import APP, compare_panels
+from tests.support import APP, compare_panels, drawn_html
 
 CORPUS = "low lower lowest newer newest wider widest hello world " * 20
 
@@ -306,6 +306,10 @@ def test_a_file_whose_ids_leave_gaps_works_on_every_inspect_tab():
         goto(at, "pages/inspect.py", tab)
         assert not at.exception and not at.error, (tab, at.exception, messages(at, "error"))
     assert any("3 of 3 tokens" in c for c in messages(at, "caption"))  # Vocabulary: the unassigned ids are not rows
+    goto(at, "pages/compare.py")
+    at.multiselect(key="compare_tokenizers").set_value(["imported:gaps"]).run()
+    (table,) = [h for h in drawn_html(at) if h.startswith('<table class="tp-info"')]
+    assert '<td class="tp-n">3 (ids 0–9)</td>' in table                 # its tokens, not its id range
 
 
 def test_a_replay_that_cannot_read_the_file_is_an_error_on_the_walk_tab(monkeypatch):

@@ -227,6 +227,7 @@ def check_contract(tok, text: str) -> None:
 def test_describes_itself(kind):
     tok, _ = kind
     assert tok.name and tok.family in FAMILIES and tok.vocab_size > 0
+    assert 0 < tok.n_tokens <= tok.vocab_size          # how many tokens; the id range may have gaps
     assert isinstance(tok.byte_level, bool) and isinstance(tok.post_processor, str) and tok.summary
     default = tok.with_encoder(None)
     if tok.encoders:   # trained here: the first encoder is the default

@@ -34,6 +34,13 @@ def cl100k_file(tmp_path_factory) -> Path:
     return out
 
 
+def test_a_tiktoken_file_whose_ranks_leave_gaps_counts_its_tokens():
+    ranks = [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)] + [base64.b64encode(b"lo") + b" 300"]
+    tok = load_tokenizer_bytes(b"\n".join(ranks) + b"\n", "gaps.tiktoken")
+    assert (tok.vocab_size, tok.n_tokens) == (301, 257)
+    assert "257 tokens (ids 0 to 300, some unassigned)" in tok.summary
+
+
 def test_tiktoken_file_with_the_default_pattern_is_cl100k(cl100k_file):
     import tiktoken
     import tiktoken.load

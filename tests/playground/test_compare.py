@@ -442,6 +442,20 @@ def test_info_rows_come_from_the_catalog_or_the_tokenizer():
     assert rows[0] == compare.InfoRow(choices[0].label, bpe.family, bpe.vocab_size, "trained here", "yours")
     assert rows[1].family == "WordPiece" and rows[1].vocab_size == 30522
     assert loaded == [choices[0].key]          # a pretrained row is read from the catalog, nothing loaded
+
+
+def test_the_vocabulary_column_counts_tokens_and_names_an_id_range_with_gaps():
+    from core.formats import load_tokenizer_bytes
+    from tests.core.test_formats import _gapped_hf_json
+    gapped = load_tokenizer_bytes(_gapped_hf_json(), "gaps.json")          # ids 0, 5 and 9
+    (choice,) = compare.tokenizer_choices([], [], ["gaps"])
+    row = compare.info_row(choice, lambda c: gapped)
+    assert (row.vocab_size, row.n_tokens) == (10, 3)
+    assert '<td class="tp-n">3 (ids 0–9)</td>' in compare.render_info_table([row])
+    bpe = _trained("bpe")
+    (trained,) = compare.tokenizer_choices(["bpe"], [], [])[:1]
+    table = compare.render_info_table([compare.info_row(trained, lambda c: bpe)])
+    assert f'<td class="tp-n">{bpe.vocab_size:,}</td>' in table        # no gaps: the one number
     table = compare.render_info_table([compare.InfoRow("<b>x</b>", "BPE", 1234, "p==1", "MIT")])
     assert "<b>x</b>" not in table and "&lt;b&gt;x&lt;/b&gt;" in table and "1,234" in table
     assert '<td class="tp-pkg">p==<wbr>1</td>' in table        # a narrow column breaks a pin after its ==
