@@ -25,6 +25,7 @@ Example (seed 000): describe_step(trace, 1).text == "Step 1 of 5: (e, s) → es,
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Optional, Sequence
@@ -48,6 +49,9 @@ SPEEDS = (0.5, 1.0, 2.0, 4.0)       # autoplay: seconds per step
 DEFAULT_SPEED = 1.0
 MAX_URL_TOKEN = 200                 # a longer `token` in a link is ignored
 _SHOWN_VALUE = 40                   # a bad URL value is quoted in its message up to this length
+# A link's numbers are ASCII digits only: int() and float() also read "٣", "３" and "1_0".
+_WHOLE = re.compile(r"-?[0-9]+")
+_SECONDS = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+")
 
 
 # ---------------------------------------------------------------- steps
@@ -519,7 +523,7 @@ def parse_url(params: Mapping[str, Any], preset_keys: Sequence[str] = ()) -> tup
             msgs.append(f"Ignored lockstep={quote_value(get['lockstep'])}: use 1 or 0.")
     if "speed" in get:
         try:
-            v = float(get["speed"])
+            v = float(get["speed"]) if _SECONDS.fullmatch(get["speed"]) else math.nan
             if not math.isfinite(v) or v <= 0:
                 raise ValueError
         except ValueError:
@@ -543,13 +547,12 @@ def parse_url(params: Mapping[str, Any], preset_keys: Sequence[str] = ()) -> tup
 def link_step(raw: str) -> tuple[Optional[int], Optional[str]]:
     """A link's step=raw: (the step, None), or (None, what was ignored and why). Negative steps are
     kept (the page clamps: clamp_link_step). link_step("3") == (3, None)."""
-    try:
-        step = int(raw)
-    except ValueError:
+    if not _WHOLE.fullmatch(raw):
         return None, f"Ignored step={quote_value(raw)}: a step is a whole number."
-    if abs(step) >= 10 ** 12:   # no trace comes near (int() refuses over 4,300 digits itself)
+    digits = raw.lstrip("-").lstrip("0") or "0"
+    if len(digits) > 12:   # 10^12 or more: no trace comes near (and int() refuses over 4,300 digits)
         return None, f"Ignored step={quote_value(raw)}: too large for any trace."
-    return step, None
+    return -int(digits) if raw.startswith("-") else int(digits), None
 
 
 def without_step(items: tuple) -> tuple:

@@ -425,6 +425,11 @@ def test_a_lockstep_link():
 @pytest.mark.parametrize("params,needles", [
     (dict(preset="seed-000", step="abc", tokenizer="gpt5"), ["Ignored step='abc'", "Ignored tokenizer='gpt5'"]),
     (dict(preset="seed-000", step="999"), ["step=999 is outside 0 to 5: showing step 5."]),
+    # only ASCII digits: int() and float() also read "٣" (Arabic-Indic), "３" (full-width) and "1_0"
+    (dict(preset="seed-000", step="٣", speed="٢"), ["Ignored step='٣': a step is a whole number.",
+                                                     "Ignored speed='٢'"]),
+    (dict(preset="seed-000", step="３"), ["Ignored step='３'"]),
+    (dict(preset="seed-000", step="1_0", speed="0_5"), ["Ignored step='1_0'", "Ignored speed='0_5'"]),
     (dict(preset="seed-000", step="-4", speed="0.7"), ["outside 0 to 5", "using 0.5 s"]),
     (dict(preset="seed-000", token="<script>alert(1)</script>", lockstep="maybe"),
      ["Ignored token=", "not in the BPE vocabulary", "Ignored lockstep"]),

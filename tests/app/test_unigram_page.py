@@ -338,6 +338,10 @@ def test_the_address_keeps_the_step_and_the_word_and_a_reload_reopens_them(tmp_p
     said = " ".join(w.value for w in bad.warning).replace("\\", "")   # Markdown escapes dropped
     assert "step='abc'" in said and "word=" in said and "'tokenizer'" in said, said
     assert state.get_unigram_view(bad.session_state).step == 0
+    for digits in ("٣", "３"):               # int() reads Arabic-Indic and full-width digits: a link does not
+        other = reopened({**app_link, "step": digits})
+        assert f"Ignored step='{digits}'" in " ".join(w.value for w in other.warning).replace("\\", "")
+        assert state.get_unigram_view(other.session_state).step == 0
     far = reopened({**app_link, "step": "99999"})
     assert state.get_unigram_view(far.session_state).step == last
     assert f"showing step {last:,}" in " ".join(w.value for w in far.warning).replace("\\", "")

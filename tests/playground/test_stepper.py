@@ -209,6 +209,12 @@ def test_parse_url_reads_a_good_link():
     ({"tokenizer": "gpt5"}, "Ignored tokenizer='gpt5'"),
     ({"step": "abc"}, "Ignored step='abc'"),
     ({"step": "1.5"}, "a step is a whole number"),
+    ({"step": "٣"}, "Ignored step='٣': a step is a whole number"),      # int() reads non-ASCII digits
+    ({"step": "３"}, "Ignored step='３'"),
+    ({"step": "1_0"}, "Ignored step='1_0'"),                             # and underscores
+    ({"step": "+3"}, "Ignored step='+3'"),
+    ({"speed": "٢"}, "Ignored speed='٢'"),                               # float() too
+    ({"speed": "1_0"}, "Ignored speed='1_0'"),
     ({"step": "9" * 5000}, "Ignored step="),
     ({"step": "9" * 13}, "too large for any trace"),
     ({"step": "-" + "9" * 13}, "too large for any trace"),
