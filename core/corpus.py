@@ -254,15 +254,47 @@ def _table_from_parquet(data: bytes, name: str) -> WordCounts:
         table = pq.read_table(io.BytesIO(data), use_threads=False)   # pyarrow 26's thread pool aborted at exit now and then
     except Exception as e:  # pyarrow raises many kinds for a corrupt file
         raise CorpusError(f"{name}: not a readable Parquet file ({type(e).__name__})") from None
-    cols = {c.lower(): c for c in table.column_names}
+    cols: dict[str, list[str]] = {}
+    for c in table.column_names:
+        cols.setdefault(c.lower(), []).append(c)
     if "word" not in cols or "count" not in cols:
         raise CorpusError(f"{name}: a Parquet table needs columns `word` and `count` "
                           f"(found {', '.join(table.column_names)})")
-    words = table.column(cols["word"]).to_pylist()
-    counts = table.column(cols["count"]).to_pylist()
-    pairs = [(str(w), _parse_count(c, name, i + 1)) for i, (w, c) in enumerate(zip(words, counts))
-             if w is not None]
-    return _checked_table(pairs, name)
+    for key, found in cols.items():
+        if key in ("word", "count") and len(found) > 1:
+            raise CorpusError(f"{name}: columns {' and '.join(f'`{c}`' for c in found[:3])} both name `{key}`: "
+                              "keep one")
+    words = _parquet_column(table, cols["word"][0], name, "text")
+    counts = _parquet_column(table, cols["count"][0], name, "numbers")
+    return _checked_table([(w, _parse_count(c, name, i + 1)) for i, (w, c) in enumerate(zip(words, counts))], name)
+
+
+def _parquet_column(table, column: str, name: str, want: str) -> list:
+    """A Parquet table's word column as text (its whole numbers spelled with their digits, as a CSV
+    reads them) or its count column as numbers (or text, parsed as a CSV's): CorpusError naming
+    the column when it holds anything else (lists, records, true/false, bytes, ...) or a null."""
+    import pyarrow.types as pt
+    values = table.column(column)
+    kind = values.type.value_type if pt.is_dictionary(values.type) else values.type
+    text = pt.is_string(kind) or pt.is_large_string(kind) or pt.is_string_view(kind)
+    number = pt.is_integer(kind) or (want == "numbers" and (pt.is_floating(kind) or pt.is_decimal(kind)))
+    if not (text or number):
+        what = next((w for test, w in ((pt.is_null, "only nulls"), (pt.is_boolean, "true/false values"),
+                                       (pt.is_floating, "decimal numbers"), (pt.is_decimal, "decimal numbers"),
+                                       (pt.is_struct, "nested records"), (pt.is_map, "maps"),
+                                       (pt.is_binary, "bytes"), (pt.is_large_binary, "bytes"),
+                                       (pt.is_fixed_size_binary, "bytes"), (pt.is_list, "lists"),
+                                       (pt.is_large_list, "lists"), (pt.is_fixed_size_list, "lists"))
+                     if test(kind)), f"values of type {str(kind)[:40]}")
+        raise CorpusError(f"{name}: column `{column}` holds {what}, not {want}")
+    try:
+        out = values.to_pylist()
+    except UnicodeDecodeError:
+        raise CorpusError(f"{name}: column `{column}` is not valid UTF-8") from None
+    if values.null_count:
+        raise CorpusError(f"{name}, row {out.index(None) + 1}: column `{column}` is null (no "
+                          f"{'word' if want == 'text' else 'count'})")
+    return [str(v) for v in out] if want == "text" and not text else out
 
 
 def check_table_size(wc: WordCounts, name: str) -> WordCounts:

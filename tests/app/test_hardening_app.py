@@ -308,6 +308,29 @@ BAD_UPLOADS = [
 ]
 
 
+def _parquet_uploads():
+    """Parquet tables whose word column is not text: each named, the corpus kept (they were read as
+    "['a', 'b']", "True", "{'x': 1}" or dropped)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def table(**columns) -> bytes:
+        out = io.BytesIO()
+        pq.write_table(pa.table(columns), out)
+        return out.getvalue()
+    return [
+        ("lists.parquet", table(word=[["low", "er"]], count=[2]), "column `word` holds lists, not text"),
+        ("records.parquet", table(word=[{"w": "low"}], count=[2]), "column `word` holds nested records"),
+        ("flags.parquet", table(word=[True], count=[2]), "column `word` holds true/false values"),
+        ("nulls.parquet", table(word=["low", None], count=[2, 3]), "row 2: column `word` is null"),
+        ("badutf8.parquet", table(word=pa.array([b"\xff"], pa.binary()).view(pa.string()), count=[1]),
+         "column `word` is not valid UTF-8"),
+    ]
+
+
+BAD_UPLOADS += _parquet_uploads()
+
+
 def test_bad_uploads_are_refused_with_a_reason_and_nothing_is_lost():
     at = session_with_everything()
     before = snapshot(at)
