@@ -220,15 +220,35 @@ def _corpus(value) -> Optional[Corpus]:
     if not isinstance(wc, dict):
         raise _Bad("corpus.word_counts: expected an object")
     words, counts = _need(wc, "words", "corpus.word_counts"), _need(wc, "counts", "corpus.word_counts")
-    if (not isinstance(words, list) or not isinstance(counts, list) or len(words) != len(counts) or not words
-            or not all(type(w) is str and w for w in words)
-            or not all(type(c) is int and 0 < c <= MAX_COUNT for c in counts) or len(set(words)) != len(words)):
+    if not isinstance(words, list) or not isinstance(counts, list) or not words:
         raise _Bad("corpus.word_counts: expected as many counts (1 to 10^15) as distinct words")
+    if len(words) != len(counts):
+        counted = f"{len(counts):,} count{'' if len(counts) == 1 else 's'}"
+        raise _Bad(f"corpus.word_counts: {len(words):,} words but {counted}")
+    _check_words(words)
+    bad = next((i for i, c in enumerate(counts, 1) if type(c) is not int or not 0 < c <= MAX_COUNT), None)
+    if bad is not None:
+        raise _Bad(f"corpus.word_counts.counts: count {bad:,} is not a whole number from 1 to 10^15")
     try:
         table = check_table_size(WordCounts(tuple(words), tuple(counts)), "corpus.word_counts")
     except CorpusError as e:
         raise _Bad(str(e)) from None
     return Corpus.from_table(name, table, source, preset).checked_preset()
+
+
+def _check_words(words: list) -> None:
+    """A table's words: each a distinct non-empty text, or _Bad naming the first that is not."""
+    kinds = ((bool, "true/false"), (int, "a number"), (float, "a number"), (list, "a list"), (dict, "an object"))
+    seen: dict[str, int] = {}
+    for i, w in enumerate(words, 1):
+        if type(w) is not str:
+            what = "null" if w is None else next((k for t, k in kinds if isinstance(w, t)), "not text")
+            raise _Bad(f"corpus.word_counts.words: word {i:,} is {what}, not text")
+        if not w:
+            raise _Bad(f"corpus.word_counts.words: word {i:,} is empty")
+        if w in seen:
+            raise _Bad(f"corpus.word_counts.words: word {i:,} repeats word {seen[w]:,}")
+        seen[w] = i
 
 
 def _results(value) -> Optional[Results]:

@@ -102,6 +102,26 @@ def test_a_word_count_corpus_and_an_empty_session_round_trip():
     assert state.get_corpus(other) == table and state.get_corpus(other).digest == table.digest
 
 
+@pytest.mark.parametrize("words,counts,message", [
+    ([1999, "low"], [1, 2], "corpus.word_counts.words: word 1 is a number, not text"),
+    (["low", ["a", "b"]], [1, 2], "corpus.word_counts.words: word 2 is a list, not text"),
+    ([None], [1], "corpus.word_counts.words: word 1 is null, not text"),
+    ([{"w": "a"}], [1], "corpus.word_counts.words: word 1 is an object, not text"),
+    ([True], [1], "corpus.word_counts.words: word 1 is true/false, not text"),
+    ([""], [1], "corpus.word_counts.words: word 1 is empty"),
+    (["a", "a"], [1, 2], "corpus.word_counts.words: word 2 repeats word 1"),
+    (["a"], [True], "corpus.word_counts.counts: count 1 is not a whole number from 1 to 10^15"),
+    (["a", "b"], [1], "corpus.word_counts: 2 words but 1 count"),
+])
+def test_a_word_count_corpus_whose_words_are_not_text_is_refused_saying_which(words, counts, message):
+    table = Corpus.from_table("counts.csv", WordCounts(("low",), (5,)), "upload")
+    data = json.loads(sf.dump_session(sf.Session(corpus=table)))
+    data["corpus"]["word_counts"] = {"words": words, "counts": counts}
+    with pytest.raises(TokenizerFileError) as err:
+        sf.parse_session(json.dumps(data).encode(), "s.json")
+    assert str(err.value) == f"s.json is damaged: {message}"
+
+
 def test_a_preset_corpus_keeps_its_preset():
     ss = {}
     state.set_corpus(Corpus.from_text("Seed 000", "highest higher lower lowest cooler coolest", "preset", "seed-000"), ss)
