@@ -84,12 +84,13 @@ def table_stats(wc: WordCounts) -> CorpusStats:
                        unique_words=len(wc), alphabet_size=len(alphabet))
 
 
-_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=&")
+_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=&/")
 
 
 def md_escape(text: str) -> str:
     """User text placed in Markdown, shown literally: md_escape("a*b*") == "a\\*b\\*".
-    `&` too, so that "&lt;" shows as typed rather than as "<"."""
+    `&` too, so that "&lt;" shows as typed rather than as "<"; `/` too, because Streamlit turns
+    `:material/` into an icon's name in the source, before escapes are read."""
     return "".join("\\" + c if c in _MD_SPECIAL else c for c in text)
 
 

@@ -174,3 +174,17 @@ def test_merge_tree_down_to_the_alphabet():
     assert dot.count("->") == 6 and '"est</w>\\nstep 3"' in dot
     # quotes in a token cannot break out of the DOT label
     assert '\\"' in charts.merge_tree_dot(trace, 'a"b')
+
+
+# ---------------------------------------------------------------- views.md_escape against Streamlit's own rewrites
+# Streamlit's Markdown (1.67, StreamlitMarkdown.js) rewrites `:material/` to `:material_` in the
+# source, then draws `:material_NAME:` in the parsed text as an icon. A backslash escape resolves
+# before that second pass, so `\:material_home\:` still drew a home icon: the source must not
+# hold `:material/` at all.
+
+@pytest.mark.parametrize("text", [":material/home:", "a:material/b", ":material/link_off: x"])
+def test_md_escape_leaves_no_material_icon_shortcode(text):
+    from playground.views import md_escape
+    escaped = md_escape(text)
+    assert ":material/" not in escaped, escaped
+    assert re.sub(r"\\(.)", r"\1", escaped) == text
