@@ -6,6 +6,7 @@ Not here: state (state.py), training (training.py), the algorithms (core/).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Optional
 
@@ -85,12 +86,20 @@ def table_stats(wc: WordCounts) -> CorpusStats:
 
 
 _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=&/")
+# What Streamlit's Markdown rewrites in the parsed text, after escapes are read (so a backslash
+# cannot stop it): `:streamlit:` (its logo), `->` `<-` `--` `>=` `<=` `~=` (arrows and dashes),
+# `http://`, `www.` and e-mail addresses (links). An invisible word joiner inside each keeps it text.
+_REWRITTEN = re.compile(r"(?<=:)(?=streamlit:)|(?<=[-<])(?=[->])|(?<=[<>~])(?==)|(?=://)|(?<=[Ww]{3})(?=\.)|(?=@)")
+WORD_JOINER = "\u2060"
 
 
 def md_escape(text: str) -> str:
     """User text placed in Markdown, shown literally: md_escape("a*b*") == "a\\*b\\*".
     `&` too, so that "&lt;" shows as typed rather than as "<"; `/` too, because Streamlit turns
-    `:material/` into an icon's name in the source, before escapes are read."""
+    `:material/` into an icon's name in the source, before escapes are read; a word joiner
+    (invisible) inside what Streamlit rewrites after them (_REWRITTEN): "a -> b" stays an arrow
+    of two characters, "www.x.org" text and not a link."""
+    text = _REWRITTEN.sub(WORD_JOINER, text)
     return "".join("\\" + c if c in _MD_SPECIAL else c for c in text)
 
 

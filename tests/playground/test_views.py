@@ -188,3 +188,20 @@ def test_md_escape_leaves_no_material_icon_shortcode(text):
     escaped = md_escape(text)
     assert ":material/" not in escaped, escaped
     assert re.sub(r"\\(.)", r"\1", escaped) == text
+
+
+# What Streamlit's Markdown rewrites in the text once escapes are read (its own patterns): its logo,
+# typographic arrows and dashes, links made of bare addresses.
+_STREAMLIT_REWRITES = [re.compile(r":streamlit:"), re.compile(r"(^|\s)(<->|->|<-|--|>=|<=|~=)(\s|$)"),
+                       re.compile(r"https?://|www(?=\.)", re.I), re.compile(r"[-.\w+]+@[-\w]+(?:\.[-\w]+)+")]
+
+
+@pytest.mark.parametrize("text", [":streamlit:", "a -> b", "x -- y", "<- <-> >= <= ~=", "http://127.0.0.1:9/x.png",
+                                  "![x](https://example.org/x.png)", "www.example.org", "me@example.org",
+                                  "WWW.EXAMPLE.ORG a--b"])
+def test_md_escape_leaves_nothing_streamlit_rewrites_after_reading_escapes(text):
+    from playground.views import WORD_JOINER, md_escape
+    read = re.sub(r"\\(.)", r"\1", md_escape(text))     # the text Markdown's parser makes of it
+    for pattern in _STREAMLIT_REWRITES:
+        assert not pattern.search(read), (pattern.pattern, read)
+    assert read.replace(WORD_JOINER, "") == text, "only invisible word joiners added"
