@@ -135,7 +135,7 @@ else:
     columns = tuple(token_tax.tokenizer_columns(frame))
     st.plotly_chart(_tax_chart(_content(ordered), columns, ordered), key=K.TAX_CHART)
     st.caption("Each cell: the language's token count over English's, for the same declaration. "
-               "Hover for the full language name." + (f" Blank: {', '.join(refused)} cannot encode some "
+               "Hover for the full language name." + (f" Blank: {views.md_escape(', '.join(refused))} cannot encode some "
                                                        "scripts (no unknown token)." if refused else ""))
 
     for label, lost in unknowns.items():

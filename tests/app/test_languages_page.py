@@ -174,3 +174,24 @@ def test_a_removed_import_leaves_the_choice_without_breaking_the_page():
     goto(at, "pages/languages.py")
     assert at.multiselect(key="languages_tokenizers").value == ["pretrained:gpt2"]
     assert "mine" not in at.dataframe[0].value.columns
+
+
+def test_an_imported_name_in_the_blank_cells_note_is_escaped():
+    """The note naming the tokenizers that cannot encode some scripts quotes an imported file's
+    name: Markdown there is shown as typed (it was drawn: `$x^2$` as LaTeX, `**b**` bold)."""
+    from core.corpus import count_words
+    from core.encoders import TrainedTokenizer
+    from core.trainer import TrainConfig, train as train_trace
+    from playground import views
+    from tests.app.test_hardening_app import audit_markdown, md_plain
+    from tests.support import PAYLOADS
+    name = "$x^2$ " + PAYLOADS[-1] + " " + PAYLOADS[4]
+    tok = TrainedTokenizer.from_trace(train_trace(count_words("low lower lowest", "whitespace"),
+                                                  TrainConfig(model="bpe", vocab_size=20)))   # no unknown token
+    at = new_app()
+    state.add_imported(name, tok, at.session_state)
+    at.session_state["languages_tokenizers"] = [f"imported:{name}"]
+    goto(at, "pages/languages.py")
+    note = next(c.value for c in at.caption if "cannot encode some scripts" in c.value)
+    audit_markdown(note)
+    assert views.md_escape(name) in note and f"Blank: {name} cannot" in md_plain(note)
