@@ -42,7 +42,7 @@ from core.trace_io import config_from_json, config_to_json
 from core.trainer import MODELS
 from core.unigram import UnigramConfig
 
-from playground import state, training, unigram_control
+from playground import state, training, unigram_control, views
 from playground.state import Corpus, Settings
 
 DIGEST = re.compile(r"[0-9a-f]{64}")
@@ -372,7 +372,7 @@ def restore() -> None:
                          "Train on the Corpus page to train them again.")
     if trained is not None:
         try:
-            with st.spinner(f"Restoring the tokenizers trained on {corpus.name}…"):
+            with st.spinner(f"Restoring the tokenizers trained on {views.md_escape(corpus.name)}…"):
                 results = training.train_all(corpus, trained)
         except PlaygroundError as e:
             state.set_notice("error", f"Could not retrain the link's tokenizers: {e}")

@@ -242,3 +242,30 @@ def test_a_link_reference_that_is_not_a_digest_is_said_so_not_called_gone(own_st
     assert any("Ignored the link's trained=: it is not a reference" in m for m in shown), shown
     assert not any("no longer kept" in m for m in shown)
     assert state.get_corpus(again.session_state).preset == "seed-000"     # the rest of the link applies
+
+
+def test_the_spinner_restoring_a_links_tokenizers_shows_the_corpus_name_as_typed(own_store, monkeypatch):
+    """An uploaded file's name, quoted by the spinner a link's retraining shows (Markdown): shown as
+    typed, not as LaTeX, bold or a link."""
+    import streamlit as st
+
+    from playground import views
+    from playground.state import Corpus, Settings
+    from tests.app.test_hardening_app import audit_markdown
+    from tests.support import PAYLOADS
+    name = "$x^2$ " + PAYLOADS[-1] + " " + PAYLOADS[4] + ".txt"
+    corpus = Corpus.from_text(name, "low lower lowest newer newest wider widest " * 5, "upload")
+    settings = Settings()
+    said, real = [], st.spinner
+
+    def spinner(text="", *args, **kwargs):
+        said.append(text)
+        return real(text, *args, **kwargs)
+    monkeypatch.setattr(st, "spinner", spinner)
+    again = new_session("pages/corpus.py", corpus=corpus_store.put_corpus(corpus),
+                        trained=corpus_store.put_settings(settings))
+    assert state.get_results(again.session_state) is not None
+    restoring = [t for t in said if t.startswith("Restoring")]
+    assert len(restoring) == 1
+    audit_markdown(restoring[0])
+    assert views.md_escape(name) in restoring[0]
