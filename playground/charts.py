@@ -408,11 +408,12 @@ def merge_tree_dot(trace: Trace, token: str, shown: Optional[Callable[[str], str
         nid = f"n{counter[0]}"
         tok = node[0]
         text = shown(tok)
-        label = text if len(node) == 1 else f"{text}\\nstep {steps.get(tok, '?')}"
+        # the token quoted, then the label's own line break (a token's own \\ and n stay two characters)
+        label = q(text) if len(node) == 1 else q(text)[:-1] + f'\\nstep {steps.get(tok, "?")}"'
         colour = "#CAFFBF" if len(node) == 1 else "#FFD6A5"
         alias = spelled(tok) if spelled else ""
         tooltip = f", tooltip={q('spelled ' + alias + ' in the vocabulary')}" if alias and alias != text else ""
-        lines.append(f'{nid} [label={q(label).replace(chr(92)*2 + "n", chr(92) + "n")}, fillcolor="{colour}"{tooltip}];')
+        lines.append(f'{nid} [label={label}, fillcolor="{colour}"{tooltip}];')
         for child in node[1:]:
             lines.append(f"{nid} -> {emit(child)};")
         return nid

@@ -205,3 +205,16 @@ def test_md_escape_leaves_nothing_streamlit_rewrites_after_reading_escapes(text)
     for pattern in _STREAMLIT_REWRITES:
         assert not pattern.search(read), (pattern.pattern, read)
     assert read.replace(WORD_JOINER, "") == text, "only invisible word joiners added"
+
+
+def test_a_backslash_n_in_a_token_stays_two_characters_in_the_dot_labels():
+    """Code corpora hold the two characters \\ and n: the merge tree's DOT draws them as typed, not
+    as a line break (only the label's own break before "step" is one)."""
+    trace = train(count_words(r"a\nb a\nb a\nb x\ny", "whitespace"), TrainConfig(model="bpe", vocab_size=30))
+    made = [s.token for s in trace.steps]
+    token = next(t for t in made if "\\n" in t)
+    dot = charts.merge_tree_dot(trace, token)
+    labels = re.findall(r'label="((?:[^"\\]|\\.)*)"', dot)
+    read = [re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), lab) for lab in labels]
+    assert all(r.count("\n") <= 1 for r in read), read
+    assert any(r.startswith(token + "\nstep ") for r in read), read
