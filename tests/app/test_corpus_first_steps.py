@@ -43,7 +43,7 @@ def test_first_screen_says_what_this_is_and_starts_in_one_click():
 def test_train_names_its_corpus_and_pasted_text_is_never_ignored():
     at = new_app()
     run(at.button(key="corpus_start_seed-000").click())
-    assert at.button(key="corpus_train").label == "Train all three on “Seed 000 · highest higher lower… \\(BPE with \\</w\\>\\)”"
+    assert at.button(key="corpus_train").label == "Train all three on “Seed 000 · highest higher lower… \\(BPE with \\<\\/w\\>\\)”"
     # text pasted but not "used": the page says so and trains it in one click
     run(at.text_area(key="corpus_paste").input("the quick brown fox jumps over the lazy dog " * 20))
     assert "The Paste tab holds text that is not the current corpus" in texts(at)
