@@ -23,7 +23,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .bytelevel import from_byte_chars
+from .bytelevel import byte_to_char, from_byte_chars
 from .encoders import TrainedTokenizer
 from .encoding import Encoding
 from .errors import ConfigError, EncodeError, PlaygroundError, TokenizerFileError
@@ -34,6 +34,16 @@ from .trainer import TrainConfig, Trace, join_symbols
 from .unigram import UnigramTokenizer, UnigramTrace
 
 FORMAT_VERSION = 1
+METASPACE = "\u2581"     # ▁, how Metaspace and SentencePiece spell a space
+UNKNOWN_MARK = "\x00no token\x00"   # a BPE file without an unknown token: marks what it would drop
+
+
+def _parts(obj) -> list[dict]:
+    """A normalizer's, pre-tokenizer's or decoder's parts, a Sequence's members flattened."""
+    if not isinstance(obj, dict):
+        return []
+    members = obj.get("pretokenizers") or obj.get("normalizers") or obj.get("decoders")
+    return [p for m in members for p in _parts(m)] if obj.get("type") == "Sequence" and members else [obj]
 
 
 # ---------------------------------------------------------------- saving
@@ -134,8 +144,15 @@ class HFTokenizer:
         pp = self.hf.post_processor
         return type(pp).__name__ if pp is not None else "none: only the attention mask and token type ids"
 
+    @cached_property
+    def _added(self) -> dict[int, str]:
+        """Added tokens' spellings: HF's id_to_token gives a normalized added token's normalized
+        spelling ("QUICK" as "quick"), which may be another token's."""
+        return {i: t.content for i, t in self.hf.get_added_tokens_decoder().items()}
+
     def id_to_token(self, i: int) -> str:
-        return self.hf.id_to_token(self._check(i))
+        i = self._check(i)
+        return self._added.get(i) or self.hf.id_to_token(i)
 
     def token_to_id(self, token: str) -> Optional[int]:
         return self.hf.token_to_id(token)
@@ -168,8 +185,23 @@ class HFTokenizer:
             raise EncodeError(f"id {i} is unassigned in {self.name}: no token has it")
         return i
 
+    @cached_property
+    def _spelling(self) -> tuple[str, str, Optional[str], bool]:
+        """How the file spells what its tokens stand for: (the continuing-subword prefix, the
+        end-of-word suffix, the character that stands for a space (Metaspace's ▁) or None, whether
+        `<0xNN>` tokens are bytes (byte_fallback))."""
+        model = self._model
+        prefix = model.get("continuing_subword_prefix") or ""
+        data = json.loads(self.hf.to_str())
+        front = json.dumps([data.get(k) for k in ("normalizer", "pre_tokenizer", "decoder")], ensure_ascii=False)
+        space = None
+        if '"Metaspace"' in front or METASPACE in front:
+            space = next((x.get("replacement") for x in _parts(data.get("pre_tokenizer"))
+                          if x.get("type") == "Metaspace" and x.get("replacement")), METASPACE)
+        return prefix, model.get("end_of_word_suffix") or "", space, bool(model.get("byte_fallback"))
+
     def token_bytes(self, i: int) -> bytes:
-        t = self.hf.id_to_token(self._check(i))
+        t = self.id_to_token(i)
         if t in self.special_tokens:
             return b""
         if self.byte_level:
@@ -177,14 +209,56 @@ class HFTokenizer:
                 return from_byte_chars(t)
             except KeyError:
                 pass
-        return t.removeprefix("##").encode("utf-8")
+        prefix, suffix, space, byte_fallback = self._spelling
+        if byte_fallback and len(t) == 6 and t.startswith("<0x") and t.endswith(">"):
+            try:
+                return bytes([int(t[3:5], 16)])
+            except ValueError:
+                pass
+        if prefix and t.startswith(prefix) and len(t) > len(prefix):
+            t = t[len(prefix):]
+        if suffix and t.endswith(suffix) and len(t) > len(suffix):
+            t = t[:-len(suffix)]
+        if space:
+            t = t.replace(space, " ")
+        return t.encode("utf-8")
+
+    @cached_property
+    def _marked(self) -> Optional[str]:
+        """A BPE file without an unknown token drops, silently, a character it has no token for
+        (and shifts the offsets after it): for such a file, its text with UNKNOWN_MARK as the
+        unknown token, at an id past the range, so that an encoding shows what would be dropped.
+        None when nothing can be dropped (other models, an unknown token, all 256 bytes present)."""
+        model = self._model
+        if model.get("type") != "BPE" or model.get("unk_token") is not None:
+            return None
+        vocab = self.hf.get_vocab(with_added_tokens=False)
+        if self.byte_level and all(c in vocab for c in byte_to_char().values()):
+            return None
+        if model.get("byte_fallback") and all(f"<0x{b:02X}>" in vocab for b in range(256)):
+            return None
+        data = json.loads(self.hf.to_str())
+        data["model"]["vocab"][UNKNOWN_MARK] = self.vocab_size
+        data["model"]["unk_token"] = UNKNOWN_MARK
+        return json.dumps(data, ensure_ascii=False)
+
+    @cached_property
+    def _hf_plain(self):
+        """The runtime that encodes special tokens' spellings as text: the file's own, or the
+        marked one (_marked)."""
+        from tokenizers import Tokenizer
+        if self._marked is None:
+            return self.hf
+        hf = Tokenizer.from_str(self._marked)
+        hf.encode_special_tokens = True
+        return hf
 
     @cached_property
     def _hf_recognizing(self):
         """A second runtime that matches special tokens in the text: one runtime is never toggled
         per call (the app encodes from several threads)."""
         from tokenizers import Tokenizer
-        hf = Tokenizer.from_str(self.hf.to_str())
+        hf = Tokenizer.from_str(self._marked or self.hf.to_str())
         hf.encode_special_tokens = False
         return hf
 
@@ -196,16 +270,29 @@ class HFTokenizer:
             runtime = self._hf_recognizing
         else:
             self.hf.encode_special_tokens = True  # text that spells a special token is ordinary text
-            runtime = self.hf
+            runtime = self._hf_plain
         try:
             e = runtime.encode(text, pair, add_special_tokens=add_special_tokens)
         except Exception as err:  # the Rust side raises plain Exceptions
             raise EncodeError(f"{self.name} cannot encode this text: {err}".splitlines()[0]) from None
+        if self._marked is not None and self.vocab_size in e.ids:
+            k = e.ids.index(self.vocab_size)
+            s, t = e.offsets[k]
+            what = (pair if pair is not None and e.sequence_ids[k] == 1 else text)[s:t]
+            raise EncodeError(f"the {'character' if len(what) == 1 else 'text'} {what!r} is not in the vocabulary and {self.name} has no unknown "
+                              "token: `tokenizers` would drop it without a word")
         # HF gives a second sentence's offsets in its own coordinates, as our encoders do
+        data = [b"" if m else self.token_bytes(i) for i, m in zip(e.ids, e.special_tokens_mask)]
         offsets = [tuple(o) if not m else (0, 0) for o, m in zip(e.offsets, e.special_tokens_mask)]
+        for k, (b, (s, t), seq) in enumerate(zip(data, offsets, e.sequence_ids)):
+            # a space the pre-tokenizer added (Metaspace's leading ▁): HF gives it the next
+            # character's span; it covers nothing, as SentencePiece's dummy prefix
+            if b and not b.strip(b" ") and s < t and not (pair if seq == 1 else text)[s:t].isspace():
+                offsets[k] = (s, s)
         extras = add_special_tokens or pair is not None
-        return Encoding(ids=tuple(e.ids), tokens=tuple(e.tokens),
-                        token_bytes=tuple(b"" if m else self.token_bytes(i) for i, m in zip(e.ids, e.special_tokens_mask)),
+        # each token as the vocabulary spells it (HF gives an unknown Unigram piece's text, an
+        # added token's stripped spaces, a normalized added token's normalized spelling)
+        return Encoding(ids=tuple(e.ids), tokens=tuple(map(self.id_to_token, e.ids)), token_bytes=tuple(data),
                         offsets=tuple(offsets), encoder="hf",
                         attention_mask=tuple(e.attention_mask) if extras else None,
                         token_type_ids=tuple(e.type_ids) if extras else None).with_byte_offsets(text, pair)
@@ -380,6 +467,11 @@ def _is_byte_level(data: dict) -> bool:
 
 def _from_hf_json(text: str, name: str, data: dict) -> HFTokenizer:
     from tokenizers import Tokenizer
+    model = data.get("model")
+    dropout = model.get("dropout") if isinstance(model, dict) else None
+    if dropout:   # a number past 0: `tokenizers` then skips merges at random, each encoding its own
+        raise TokenizerFileError(f"{name} sets BPE dropout ({str(dropout)[:20]}): `tokenizers` then splits a text "
+                                 "differently each time; set its \"dropout\" to null to import it")
     try:
         hf = Tokenizer.from_str(text)
     except Exception as e:  # noqa: BLE001 - the Rust side raises plain Exceptions
