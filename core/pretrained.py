@@ -1187,14 +1187,18 @@ def _build_sentencepiece(name: str, src: _Source, sp, imported: bool = False) ->
         parts = [encode_one(text, recognize)] + ([] if pair is None else [encode_one(pair, recognize)])
         return _assemble(parts, src, ids_of, add_special, tokens_t, "sentencepiece")
 
+    # the model adds a leading space (a dummy prefix) to what it encodes; a file may say not to
+    added_space = jurassic or sp.normalize("a").startswith(_SP_SPACE)
+
     def decode(ids: list[int]) -> str:
         """Bytes joined; special tokens spelled out; the leading space each line (Jurassic-2) or each
-        run between special tokens (Mistral) was given is dropped again."""
+        run between special tokens (Mistral) was given is dropped again (none, for a model without
+        the dummy prefix: its leading spaces are the text's)."""
         out, run = [], bytearray()
 
         def flush():
             text = run.decode("utf-8", "replace")
-            out.append(text[1:] if text.startswith(" ") else text)
+            out.append(text[1:] if added_space and text.startswith(" ") else text)
             run.clear()
 
         for i in ids:
