@@ -99,6 +99,7 @@ class HFTokenizer:
     hf: object
     name: str
     byte_level: bool
+    left_off: tuple[str, ...] = ()    # the file's batch settings not applied: "padding", "truncation"
 
     @cached_property
     def vocab_size(self) -> int:
@@ -117,7 +118,9 @@ class HFTokenizer:
     def summary(self) -> str:
         model = type(self.hf.model).__name__
         ids = f" (ids 0 to {self.vocab_size - 1:,}, some unassigned)" if self.n_tokens != self.vocab_size else ""
-        return f"Hugging Face {model}{', byte-level' if self.byte_level else ''}: {self.n_tokens:,} tokens{ids}"
+        off = (f"; its {' and '.join(self.left_off)} (batch settings) left off: each text is encoded whole"
+               if self.left_off else "")
+        return f"Hugging Face {model}{', byte-level' if self.byte_level else ''}: {self.n_tokens:,} tokens{ids}{off}"
 
     def with_encoder(self, encoder: Optional[str]) -> "HFTokenizer":
         if encoder is not None:
@@ -482,8 +485,12 @@ def _from_hf_json(text: str, name: str, data: dict) -> HFTokenizer:
 
 def _hf_file(hf, name: str, byte_level: bool) -> HFTokenizer:
     """An HFTokenizer, refused when its ids run past MAX_RANK: pages walk the whole id range
-    (the Vocabulary tab), and a file's ids may leave gaps."""
-    tok = HFTokenizer(hf=hf, name=Path(name).stem, byte_level=byte_level)
+    (the Vocabulary tab), and a file's ids may leave gaps. Its padding and truncation are turned off
+    (a sentence-transformers file pads and cuts every text to 128 tokens: every count would be 128)."""
+    left_off = tuple(k for k, on in (("padding", hf.padding), ("truncation", hf.truncation)) if on)
+    hf.no_padding()
+    hf.no_truncation()
+    tok = HFTokenizer(hf=hf, name=Path(name).stem, byte_level=byte_level, left_off=left_off)
     if tok.vocab_size > MAX_RANK:
         raise TokenizerFileError(f"{name} has an id of {tok.vocab_size - 1:,}: ids up to {MAX_RANK:,} load here")
     return tok
