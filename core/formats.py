@@ -557,6 +557,9 @@ def _from_tiktoken(raw: bytes, name: str, pat_str: Optional[str] = None):
         if len(parts) != 2 or not parts[1].isdigit():
             raise TokenizerFileError(f"{name} line {n} is not `base64-token rank` "
                                      f"({line[:40].decode('utf-8', 'replace')!r}): is it a .tiktoken file?")
+        if not parts[0].strip(b"="):   # base64 of nothing (whisper's multilingual.tiktoken ends with one)
+            raise TokenizerFileError(f"{name} line {n}: {parts[0][:40].decode('ascii')!r} spells an empty token: "
+                                     "every token of a .tiktoken file is at least one byte")
         try:
             token = base64.b64decode(parts[0], validate=True)
         except (binascii.Error, ValueError):
