@@ -128,8 +128,13 @@ class HFTokenizer:
         return self
 
     @cached_property
+    def _data(self) -> dict:
+        """The file as `tokenizers` writes it back, parsed once (the model's fields, the front's)."""
+        return json.loads(self.hf.to_str())
+
+    @cached_property
     def _model(self) -> dict:
-        return json.loads(self.hf.to_str()).get("model") or {}
+        return self._data.get("model") or {}
 
     @property
     def family(self) -> str:
@@ -195,7 +200,7 @@ class HFTokenizer:
         `<0xNN>` tokens are bytes (byte_fallback))."""
         model = self._model
         prefix = model.get("continuing_subword_prefix") or ""
-        data = json.loads(self.hf.to_str())
+        data = self._data
         front = json.dumps([data.get(k) for k in ("normalizer", "pre_tokenizer", "decoder")], ensure_ascii=False)
         space = None
         if '"Metaspace"' in front or METASPACE in front:
