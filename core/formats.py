@@ -173,9 +173,10 @@ class HFTokenizer:
     @cached_property
     def _made_at_rank(self) -> dict[str, int]:
         made: dict[str, int] = {}
+        prefix = self._spelling[0]     # "##": the merge ("lo", "##w") makes "low"
         for k, merge in enumerate(self._model.get("merges") or (), 1):
             a, b = merge.split(" ", 1) if isinstance(merge, str) else merge
-            made.setdefault(a + b, k)
+            made.setdefault(a + (b[len(prefix):] if prefix and b.startswith(prefix) else b), k)
         return made
 
     def front(self, text: str) -> Front:

@@ -282,3 +282,16 @@ def test_dropout_is_refused_in_one_line():
     assert "\n" not in str(err.value)
     raw["model"]["dropout"] = None
     read_upload_groups([("dropout.json", json.dumps(raw).encode())])
+
+
+@pytest.mark.parametrize("key", ["bpe-subword-prefix", "bpe-end-of-word", "byte-level", "merges-as-strings", "llama2-style"])
+def test_made_at_is_the_rank_of_the_merge_that_made_the_token(key):
+    """With a continuing-subword prefix the merge ("##l", "##o") makes "##lo", not "##l##o"."""
+    tok = imported(key)
+    model = json.loads(file_text(key))["model"]
+    prefix = model.get("continuing_subword_prefix") or ""
+    first: dict = {}
+    for k, merge in enumerate(model["merges"], 1):
+        a, b = merge.split(" ", 1) if isinstance(merge, str) else merge
+        first.setdefault(a + (b[len(prefix):] if prefix and b.startswith(prefix) else b), k)
+    assert first and all(tok.made_at(tok.token_to_id(t)) == k for t, k in first.items())
