@@ -210,6 +210,30 @@ class HFTokenizer:
                           if x.get("type") == "Metaspace" and x.get("replacement")), METASPACE)
         return prefix, model.get("end_of_word_suffix") or "", space, bool(model.get("byte_fallback"))
 
+    @property
+    def word_units(self):
+        """For core/replay: a BPE file with a continuing-subword prefix or an end-of-word suffix
+        starts a chunk from its characters spelled as `tokenizers` does ("l", "##o", "##w</w>");
+        None for the others (replay spells their characters itself)."""
+        prefix, suffix = self._spelling[:2]
+        if self._model.get("type") != "BPE" or self.byte_level or not (prefix or suffix):
+            return None
+
+        def units(piece: str) -> list[str]:
+            out = [c if k == 0 else prefix + c for k, c in enumerate(piece)]
+            if out:
+                out[-1] += suffix
+            return out
+        return units
+
+    @property
+    def join_units(self):
+        """For core/replay: with a continuing-subword prefix, "l" and "##o" make "lo"; None: a + b."""
+        prefix = self._spelling[0]
+        if self.word_units is None or not prefix:
+            return None
+        return lambda a, b: a + (b[len(prefix):] if b.startswith(prefix) else b)
+
     def token_bytes(self, i: int) -> bytes:
         t = self.id_to_token(i)
         if t in self.special_tokens:

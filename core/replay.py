@@ -14,7 +14,9 @@ from the file's own pair ranks; tests/core/test_replay.py checks that the last s
 encode() for every BPE tokenizer the app ships and trains.
 
 Initial symbols: a tokenizer trained here gives its own (`word_units`: `</w>` as a symbol or a
-suffix, as it was trained); otherwise a byte-level chunk's spelling character by character (one byte each, GPT-2's
+suffix, as it was trained), and so does a Hugging Face BPE file with a continuing-subword prefix
+or an end-of-word suffix (`join_units` then drops the prefix of a pair's right half: "l" + "##o"
+is "lo"); otherwise a byte-level chunk's spelling character by character (one byte each, GPT-2's
 alphabet); a `</w>` chunk's last symbol keeps the suffix (CLIP); otherwise its characters, a
 character outside the vocabulary as its `<0xXX>` byte pieces when the vocabulary has them
 (SentencePiece's byte fallback), else the unknown token.
@@ -23,6 +25,7 @@ Not here: the trained encoders' own walks (walks.py), drawing (playground/inspec
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Optional
 
@@ -123,20 +126,21 @@ def replay_chunk(tok: Tokenizer, chunk: Chunk) -> Replay:
         return Replay(chunk, start, (), f"{len(start):,} symbols: too long to replay step by step "
                                         f"(at most {MAX_REPLAY_SYMBOLS})")
     split = list(start)
+    join = getattr(tok, "join_units", None) or operator.add   # a file's "l" + "##o" is "lo"
     ranks: dict[str, Optional[int]] = {}
     steps: list[ReplayStep] = []
     while len(split) > 1:
         best: Optional[tuple[int, int]] = None      # (rank, position)
         for j in range(len(split) - 1):
-            r = _rank(tok, split[j] + split[j + 1], ranks)
+            r = _rank(tok, join(split[j], split[j + 1]), ranks)
             if r is not None and (best is None or r < best[0]):
                 best = (r, j)
         if best is None:
             break
         r, j = best
         left, right = split[j], split[j + 1]
-        split[j:j + 2] = [left + right]
-        steps.append(ReplayStep(left, right, left + right, r, j, tuple(split)))
+        split[j:j + 2] = [join(left, right)]
+        steps.append(ReplayStep(left, right, split[j], r, j, tuple(split)))
     whole = "".join(start)
     if len(split) > 1 and tok.byte_level and _rank(tok, whole, ranks) is not None \
             and tuple(tok.encode(chunk.plain).tokens) == (whole,):

@@ -295,3 +295,19 @@ def test_made_at_is_the_rank_of_the_merge_that_made_the_token(key):
         a, b = merge.split(" ", 1) if isinstance(merge, str) else merge
         first.setdefault(a + (b[len(prefix):] if prefix and b.startswith(prefix) else b), k)
     assert first and all(tok.made_at(tok.token_to_id(t)) == k for t, k in first.items())
+
+
+REPLAYED = ["bpe-subword-prefix", "bpe-end-of-word", "byte-level", "llama2-style", "bpe-byte-fallback", "ignore-merges",
+            "merges-as-strings", "split-isolated-False", "pre-digits", "norm-lowercase"]
+
+
+@pytest.mark.parametrize("key", REPLAYED)
+def test_walk_a_words_replay_ends_where_encode_does(key):
+    """The Inspect page's replay (core/replay.py) says its last step is encode's split: for a file
+    with a subword prefix or an end-of-word suffix it started from bare characters, so it
+    replayed no merge or the wrong ones."""
+    from core.replay import replay_text
+    tok = imported(key)
+    for text in ["lowest newer widest", "The quick brown fox", "x 我喜欢 12345", "naïve résumé"]:
+        got = [t for r in replay_text(tok, text) for t in r.final]
+        assert got == list(tok.encode(text).tokens), text
