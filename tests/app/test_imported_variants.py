@@ -26,7 +26,7 @@ def _file(key: str) -> tuple[str, bytes]:
 
 
 @pytest.mark.parametrize("key", ["llama2-style", "unigram", "bpe-no-unknown-token", "wordlevel", "added-mixed",
-                                 "post-template", "sentence-transformers"])
+                                 "post-template", "bpe-subword-prefix", "bpe-end-of-word", "sentence-transformers"])
 def test_every_page_takes_an_imported_variant(key):
     at = inspect_files(new_app())
     at.text_area(key="inspect_text").input("Hello  wörld 我 👍🏽\tx <s> [CLS] lowest")
@@ -52,3 +52,15 @@ def test_every_page_takes_an_imported_variant(key):
     ratios = at.dataframe[0].value[imported]
     # counts, not a constant: a file that pads and truncates to 128 tokens had 1.0 in every row
     assert ratios.dropna().nunique() > 1 if key != "bpe-no-unknown-token" else ratios.isna().any()
+
+
+def test_a_refused_file_says_why_in_one_line_and_keeps_what_was_imported():
+    import json
+    at = inspect_files(new_app())
+    upload(at, [("first.json", file_text("wordlevel").encode("utf-8"), "application/json")])
+    data = json.loads(file_text("byte-level"))
+    data["model"]["dropout"] = 0.2
+    upload(at, [("noisy.json", json.dumps(data).encode("utf-8"), "application/json")])
+    [error] = messages(at, "error")
+    assert "noisy.json sets BPE dropout (0.2)" in error and "Nothing was imported" in error and "\n" not in error
+    assert list(state.get_imported(at.session_state)) == ["first"]
