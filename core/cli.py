@@ -98,11 +98,17 @@ def _parser() -> argparse.ArgumentParser:
 
 # ---------------------------------------------------------------- train
 
+def _stdin() -> bytes:
+    if sys.stdin is None:   # closed (<&-), not just empty
+        raise CorpusError("standard input is closed: give a file, or pipe the text in")
+    return sys.stdin.buffer.read()
+
+
 def _read_inputs(paths: list[str]) -> list[tuple[str, bytes]]:
     out = []
     for path in paths or ["-"]:
         if path == "-":
-            out.append(("standard input", sys.stdin.buffer.read()))
+            out.append(("standard input", _stdin()))
             continue
         try:
             with open(path, "rb") as f:
@@ -232,7 +238,7 @@ def _tokenizer(args):
 def _encode(args) -> int:
     text = args.text
     if text is None:
-        text = decode_text(sys.stdin.buffer.read(), "standard input")
+        text = decode_text(_stdin(), "standard input")
     tok = _tokenizer(args)
     if args.encoder is not None and not isinstance(tok, TrainedTokenizer):
         raise ConfigError("--encoder applies to tokenizers trained here; this one encodes only its own way")

@@ -216,3 +216,19 @@ def test_json_lines_are_the_same_json_whichever_encoder_writes_them(capsysbinary
     cli._write_json({"token": "a\udcff"})
     out = capsysbinary.readouterr().out
     assert out.endswith(b"\n") and json.loads(out.decode("utf-8", "surrogateescape")) == {"token": "a\udcff"}
+
+
+def run_sh(redirect, *args):
+    """The CLI with a shell redirection applied to it (`<&-`, `>&-`, `>/dev/full`): (status, stdout, stderr)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.run(["sh", "-c", f'exec "$@" {redirect}', "sh", sys.executable, "-m", "core", *map(str, args)],
+                       cwd=ROOT, env=env, capture_output=True, timeout=300)
+    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
+
+
+@pytest.mark.parametrize("args", [["encode", "--pretrained", "gpt2"], ["train", "--model", "bpe", "--vocab-size", "10"]])
+def test_closed_standard_input_is_an_error_not_an_internal_one(args):
+    # was: internal error (AttributeError: 'NoneType' object has no attribute 'buffer'); please report it
+    code, out, err = run_sh("<&-", *args)
+    assert (code, out) == (2, "")
+    assert err == "error: standard input is closed: give a file, or pipe the text in\n"
