@@ -1,8 +1,15 @@
 import os
 import sys
 
-from .cli import main
-from .trainer import keep_state_until_exit
+
+def _say(message: str) -> int:
+    if sys.stderr is not None:
+        try:
+            sys.stderr.write(message + "\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+    return 2
 
 
 def run() -> int:
@@ -11,19 +18,22 @@ def run() -> int:
     interpreter would free one by one and walk once more at shutdown (a tenth of the training's
     time on 8.6 MB: docs/architecture.md); the OS takes the memory back at once. Nothing else is
     pending by then: files are written and closed, the counting workers have been joined."""
+    try:
+        from .cli import main
+        from .trainer import keep_state_until_exit
+    except KeyboardInterrupt:   # Ctrl+C while the modules load (main() reports its own the same way)
+        return _say("interrupted")
     keep_state_until_exit()
     code = main()
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:   # closed (>&-): main() said so if it had something to write there
+            continue
         try:
             stream.flush()
         except BrokenPipeError:
             pass   # the reader went away: as main() treats it
         except (OSError, ValueError) as e:
-            try:
-                sys.stderr.write(f"error: cannot write the output: {e}\n")
-                sys.stderr.flush()
-            except (OSError, ValueError):
-                pass
+            _say(f"error: cannot write the output: {getattr(e, 'strerror', None) or e}")
             code = 2
     return code
 

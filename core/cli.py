@@ -29,7 +29,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _fail(message: str) -> int:
-    sys.stderr.write(message.replace("\n", " ") + "\n")
+    if sys.stderr is not None:   # closed (2>&-): the status still says it
+        sys.stderr.write(message.replace("\n", " ") + "\n")
     return 2
 
 
@@ -147,9 +148,31 @@ def _write_json(obj) -> None:
         data = orjson.dumps(obj)
     except orjson.JSONEncodeError:
         data = json.dumps(obj, ensure_ascii=False).encode("utf-8", "surrogateescape")
-    sys.stdout.flush()
-    sys.stdout.buffer.write(data + b"\n")
-    sys.stdout.buffer.flush()
+    _out("")   # is standard output there at all?
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data + b"\n")
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise _OutputError(e.strerror or str(e)) from None
+
+
+class _OutputError(Exception):
+    """Standard output cannot take the results (closed, or the disk is full): the user's to fix,
+    not a bug to report."""
+
+
+def _out(text: str) -> None:
+    if sys.stdout is None:   # closed (>&-)
+        raise _OutputError("standard output is closed")
+    try:
+        sys.stdout.write(text)
+    except BrokenPipeError:   # the reader went away (| head): main() ends quietly
+        raise
+    except OSError as e:
+        raise _OutputError(e.strerror or str(e)) from None
 
 
 def _train(args) -> int:
@@ -180,14 +203,13 @@ def _train(args) -> int:
         keep_until_exit(words, trace, report)   # `python -m core` leaves them to the OS (core/__main__.py)
         return 0
     keep_until_exit(words, trace)
-    out = sys.stdout
     for s in trace.steps:
         score = "" if s.score is None else f" score {float(s.score):.4g}"
         tie = f", {s.tied} tied" if s.tied > 1 else ""
-        out.write(f"{s.index:>6}  {s.pair[0]} + {s.pair[1]} -> {s.token}  (id {s.id}, count {s.count}{score}{tie})\n")
-    out.write(f"{len(trace.steps)} merges, vocabulary {len(trace.vocab)}; stopped: {trace.stop_reason}\n")
+        _out(f"{s.index:>6}  {s.pair[0]} + {s.pair[1]} -> {s.token}  (id {s.id}, count {s.count}{score}{tie})\n")
+    _out(f"{len(trace.steps)} merges, vocabulary {len(trace.vocab)}; stopped: {trace.stop_reason}\n")
     for note in trace.notes:
-        out.write(f"note: {note}\n")
+        _out(f"note: {note}\n")
     return 0
 
 
@@ -209,20 +231,19 @@ def _train_unigram(args) -> int:
     if args.json:
         _write_json(trace.to_json())
         return 0
-    out = sys.stdout
-    out.write(f"seeds: {len(trace.seeds)} pieces ({len(trace.required_chars)} characters)\n")
+    _out(f"seeds: {len(trace.seeds)} pieces ({len(trace.required_chars)} characters)\n")
     prunes = {p.round: p for p in trace.prunes}
     for e in trace.em_steps:
-        out.write(f"round {e.round} EM {e.sub_iteration}: loss {e.loss:.4f}, {len(e.pieces)} pieces\n")
+        _out(f"round {e.round} EM {e.sub_iteration}: loss {e.loss:.4f}, {len(e.pieces)} pieces\n")
         p = prunes.get(e.round) if e.sub_iteration == config.n_sub_iterations else None
         if p is not None:
             worst = [f"{t} ({loss:.3g})" for t, loss in p.pruned if loss is not None][:3]
-            out.write(f"round {p.round} prune: {p.size_before} -> {p.size_after} pieces"
+            _out(f"round {p.round} prune: {p.size_before} -> {p.size_after} pieces"
                       + (f", e.g. {', '.join(worst)}" if worst else "") + "\n")
-    out.write(f"vocabulary {len(trace.vocab)}: " + " ".join(p for p, _ in trace.vocab[:12])
+    _out(f"vocabulary {len(trace.vocab)}: " + " ".join(p for p, _ in trace.vocab[:12])
               + (" ..." if len(trace.vocab) > 12 else "") + "\n")
     for note in trace.notes:
-        out.write(f"note: {note}\n")
+        _out(f"note: {note}\n")
     return 0
 
 
@@ -247,11 +268,10 @@ def _encode(args) -> int:
     else:
         enc = tok.encode(text, add_special_tokens=args.add_special_tokens, pair=args.pair)
     if args.json:
-        json.dump(enc.to_json(), sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        _out(json.dumps(enc.to_json(), ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(" ".join(map(str, enc.ids)) + "\n")
-        sys.stdout.write(json.dumps(list(enc.tokens), ensure_ascii=False) + "\n")
+        _out(" ".join(map(str, enc.ids)) + "\n")
+        _out(json.dumps(list(enc.tokens), ensure_ascii=False) + "\n")
     return 0
 
 
@@ -263,21 +283,21 @@ def _decode(args) -> int:
         except ValueError:
             raise ConfigError(f"id {raw!r} is not a whole number") from None
     tok = _tokenizer(args)
-    sys.stdout.write(tok.decode(ids) + "\n")
+    _out(tok.decode(ids) + "\n")
     return 0
 
 
 def _pretrained(args) -> int:
     from .pretrained import pretrained_names
     for name in pretrained_names():
-        sys.stdout.write(name + "\n")
+        _out(name + "\n")
     return 0
 
 
 def _info(args) -> int:
     from .trainer import TRAINER_PATH
     from .unigram import UNIGRAM_PATH
-    sys.stdout.write(f"trainer: {TRAINER_PATH}\nunigram: {UNIGRAM_PATH}\n")
+    _out(f"trainer: {TRAINER_PATH}\nunigram: {UNIGRAM_PATH}\n")
     return 0
 
 
@@ -325,6 +345,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         return e.code if isinstance(e.code, int) else 2
     except PlaygroundError as e:
         return _fail(f"error: {e}")
+    except _OutputError as e:
+        return _fail(f"error: cannot write the output: {e}")
     except KeyboardInterrupt:
         return _fail("interrupted")
     except MemoryError:

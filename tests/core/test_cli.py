@@ -232,3 +232,37 @@ def test_closed_standard_input_is_an_error_not_an_internal_one(args):
     code, out, err = run_sh("<&-", *args)
     assert (code, out) == (2, "")
     assert err == "error: standard input is closed: give a file, or pipe the text in\n"
+
+
+@pytest.mark.parametrize("redirect,args,why", [
+    (">&-", ["encode", "hi", "--pretrained", "gpt2"], "standard output is closed"),
+    (">&-", ["train", "--model", "bpe", "--vocab-size", "12", "--json"], "standard output is closed"),
+    (">/dev/full", ["encode", "hi", "--pretrained", "gpt2"], "No space left on device"),
+    (">/dev/full", ["train", "--model", "bpe", "--vocab-size", "12"], "No space left on device"),
+    (">/dev/full", ["train", "--model", "bpe", "--vocab-size", "12", "--json"], "No space left on device")])
+def test_output_that_cannot_be_written_is_one_line_not_a_bug_report(redirect, args, why):
+    # was: >&- an AttributeError traceback from __main__'s flush (exit 1); >/dev/full
+    # 'internal error (OSError: [Errno 28] No space left on device); please report it'
+    code, out, err = run_sh(f"{redirect} <<'END'\nhello world hello there\nEND\n", *args)
+    assert (code, err) == (2, f"error: cannot write the output: {why}\n")
+
+
+def test_closed_standard_output_is_fine_when_nothing_goes_there(tmp_path):
+    (tmp_path / "a.txt").write_text("the cat sat\n", encoding="utf-8")
+    code, out, err = run_sh(">&-", "count", tmp_path / "a.txt", "--out", tmp_path / "c.csv")
+    assert (code, err) == (0, "") and (tmp_path / "c.csv").read_bytes() == b"word,count\r\nthe,1\r\ncat,1\r\nsat,1\r\n"
+
+
+def test_ctrl_c_while_the_modules_load_is_one_line():
+    """Ctrl+C in the first tenth of a second (imports) printed a KeyboardInterrupt traceback."""
+    script = ("import runpy, sys\n"
+              "class Interrupt:\n"
+              "    def find_spec(self, name, path=None, target=None):\n"
+              "        if name == 'core.cli':\n"
+              "            raise KeyboardInterrupt\n"
+              "sys.meta_path.insert(0, Interrupt())\n"
+              "sys.argv = ['python -m core', 'pretrained']\n"
+              "runpy.run_module('core', run_name='__main__', alter_sys=True)\n")
+    p = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                       capture_output=True, timeout=300)
+    assert (p.returncode, p.stdout, p.stderr) == (2, b"", b"interrupted\n")
