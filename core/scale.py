@@ -29,7 +29,16 @@ CHUNK_BYTES = 4 << 20
 
 
 def read_chunks(path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[str]:
-    """A UTF-8 file as text chunks that end at a line break (never inside \\r\\n or a character)."""
+    """A UTF-8 file as text chunks that end at a line break (never inside \\r\\n or a character),
+    read as `train` reads a file (core.corpus.decode_text): a byte order mark at the start is not
+    text, and a file that looks binary is refused. CorpusError when the file cannot be read."""
+    try:
+        yield from _read_chunks(path, chunk_bytes)
+    except OSError as e:
+        raise CorpusError(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _read_chunks(path, chunk_bytes: int) -> Iterator[str]:
     carry = b""
     offset = 0
     with open(path, "rb") as f:
@@ -37,6 +46,11 @@ def read_chunks(path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[str]:
             block = f.read(chunk_bytes)
             if not block:
                 break
+            if offset == 0 and not carry:
+                if b"\0" in block[:8192] and block.count(b"\0") > len(block) // 100:
+                    raise CorpusError(f"{path} looks like a binary file, not text: give a UTF-8 text file")
+                if block.startswith(b"\xef\xbb\xbf"):
+                    block, offset = block[3:], 3
             data = carry + block
             cut = data.rfind(b"\n")
             if cut < 0:  # a \r at the very end may be the first half of \r\n: never cut after it
@@ -67,7 +81,7 @@ def count_files(paths: Iterable, pre_tokenizer: str = "whitespace", normalizer: 
     paths = [Path(p) for p in paths]
     for p in paths:
         if not p.is_file():
-            raise CorpusError(f"cannot read {p}: no such file")
+            raise CorpusError(f"cannot read {p}: {'Is a directory' if p.is_dir() else 'no such file'}")
     total = sum(p.stat().st_size for p in paths)
     workers = workers or os.cpu_count() or 1
     merged: Counter = Counter()
@@ -100,6 +114,8 @@ def count_files(paths: Iterable, pre_tokenizer: str = "whitespace", normalizer: 
                 done += n
                 if progress:
                     progress(done, total)
+    if progress and done < total:   # a byte order mark is not text: its 3 bytes were never counted
+        progress(total, total)
     if not merged:
         raise CorpusError("the input has no words")
     return WordCounts(tuple(merged), tuple(merged.values()))
@@ -129,7 +145,7 @@ def combine_tables(paths: list, out, *, min_count: int = 1) -> int:
         raise CorpusError("give at least one table to combine")
     for p in paths:
         if not Path(p).is_file():
-            raise CorpusError(f"cannot read {p}: no such file")
+            raise CorpusError(f"cannot read {p}: {'Is a directory' if Path(p).is_dir() else 'no such file'}")
     con = duckdb.connect()
     parts = []
     for i, p in enumerate(paths):

@@ -266,3 +266,29 @@ def test_ctrl_c_while_the_modules_load_is_one_line():
     p = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                        capture_output=True, timeout=300)
     assert (p.returncode, p.stdout, p.stderr) == (2, b"", b"interrupted\n")
+
+
+def test_count_reads_files_as_train_does(tmp_path):
+    """count refused nothing train refuses and kept a byte order mark in the first word ('\\ufeffthe');
+    a file it could not read was 'internal error (OSError ...); please report it'."""
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes(b"\xef\xbb\xbfthe cat\r\nthe dog\n")
+    code, out, err = run("count", bom, "--out", tmp_path / "c.csv")
+    assert (code, out, err) == (0, "", "")
+    assert (tmp_path / "c.csv").read_bytes() == b"word,count\r\nthe,2\r\ncat,1\r\ndog,1\r\n"
+    from core.corpus import decode_text
+    from core.scale import read_chunks
+    assert "".join(read_chunks(bom, chunk_bytes=4)) == decode_text(bom.read_bytes())
+    binary = tmp_path / "nul.txt"
+    binary.write_bytes(b"the\0cat\nthe dog\n")
+    unreadable = "/proc/self/mem"   # opens, then every read fails (EIO), even for root
+    for path, message in ((binary, f"{binary} looks like a binary file, not text: give a UTF-8 text file"),
+                          (tmp_path, f"cannot read {tmp_path}: Is a directory"),
+                          *([(unreadable, f"cannot read {unreadable}: Input/output error")]
+                            if os.path.exists(unreadable) else [])):
+        for workers in ("1", "2"):
+            code, out, err = run("count", path, "--out", tmp_path / "x.csv", "--workers", workers)
+            assert (code, out, err) == (2, "", f"error: {message}\n"), (path, workers)
+        if path != tmp_path:
+            code, out, err = run("train", path, "--model", "bpe", "--vocab-size", "10")
+            assert code == 2 and err == f"error: {message}\n"
