@@ -94,7 +94,27 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("inputs", nargs="+", metavar="TABLE")
     m.add_argument("--min-count", type=int, default=1)
     m.add_argument("--out", required=True, metavar="PATH")
+    p.set_defaults(subcommands=sub.choices)
     return p
+
+
+# the options that are text (not paths, which may be any bytes): what a text file must be, they must be
+TEXT_OPTIONS = {"text": "the TEXT argument", "pair": "--pair", "special_tokens": "--special-tokens",
+                "unk_token": "--unk-token"}
+
+
+def _check_text_options(args) -> None:
+    """Refuse a text option that is not UTF-8, as a text file is refused: the bytes the locale could
+    not decode reach Python as lone surrogates, which encoders and JSON would turn into '\ufffd'."""
+    for name, label in TEXT_OPTIONS.items():
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:
+            at = len(value[:e.start].encode("utf-8", "surrogateescape"))
+            raise CorpusError(f"{label} is not valid UTF-8 (bad byte at offset {at}): give it in UTF-8") from None
 
 
 # ---------------------------------------------------------------- train
@@ -192,7 +212,7 @@ def _train(args) -> int:
     # (Only from here: reading and counting run with it, as they always have.)
     gc.disable()
     trace = train(words, config)
-    if args.save:
+    if args.save is not None:
         try:
             save_tokenizer(trace, args.save)
         except OSError as e:
@@ -223,7 +243,7 @@ def _train_unigram(args) -> int:
     # the CLI runs no other threads: the E steps may fork workers, one per core (the same trace)
     trace = train_unigram(_words(args), config, workers=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                           else (os.cpu_count() or 1))
-    if args.save:
+    if args.save is not None:
         try:
             save_tokenizer(trace, args.save)
         except OSError as e:
@@ -337,7 +357,13 @@ def main(argv: Optional[list[str]] = None) -> int:
         except (AttributeError, ValueError):
             pass
     try:
-        args = _parser().parse_args(argv)
+        args, unknown = _parser().parse_known_args(argv)
+        if unknown:   # said by the subcommand's parser, as its other errors are
+            args.subcommands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+        _check_text_options(args)
+        for name in ("save", "out"):   # "" would be the current folder, or nothing at all
+            if getattr(args, name, None) == "":
+                raise ConfigError(f"--{name} needs a file path, not an empty one")
         commands = {"train": _train, "encode": _encode, "decode": _decode, "pretrained": _pretrained,
                     "count": _count, "combine": _combine, "info": _info}
         return commands[args.command](args)

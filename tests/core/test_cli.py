@@ -292,3 +292,45 @@ def test_count_reads_files_as_train_does(tmp_path):
         if path != tmp_path:
             code, out, err = run("train", path, "--model", "bpe", "--vocab-size", "10")
             assert code == 2 and err == f"error: {message}\n"
+
+
+def run_raw(*args: bytes):
+    """The CLI with arguments given as raw bytes (not necessarily UTF-8)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.run([sys.executable.encode(), b"-m", b"core", *args], cwd=ROOT, env=env,
+                       input=b"hello world", capture_output=True, timeout=300)
+    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
+
+
+@pytest.mark.parametrize("args,label,offset", [
+    ([b"encode", b"caf\xe9", b"--pretrained", b"gpt2"], "the TEXT argument", 3),
+    ([b"encode", b"hi", b"--pair", b"\xff", b"--pretrained", b"gpt2"], "--pair", 0),
+    ([b"train", b"--model", b"bpe", b"--vocab-size", b"20", b"--unk-token", b"caf\xe9", b"--save", b"x.json"],
+     "--unk-token", 3),
+    ([b"train", b"--model", b"bbpe", b"--vocab-size", b"300", b"--special-tokens", b"<s>,\xe9", b"--json"],
+     "--special-tokens", 4)])
+def test_text_options_that_are_not_utf8_are_refused_like_a_file(args, label, offset):
+    # was: encode printed 'ï¿½' for the byte (exit 0), --special-tokens went into the trace as '\ufffd',
+    # --unk-token with --save 'internal error (TypeError: failed to extract enum PyVocab ...'
+    code, out, err = run_raw(*args)
+    assert (code, out) == (2, "")
+    assert err == f"error: {label} is not valid UTF-8 (bad byte at offset {offset}): give it in UTF-8\n"
+
+
+@pytest.mark.parametrize("args,prefix", [
+    (["decode", "15496", "--pretrained", "gpt2", "--json"], "python -m core decode: unrecognized arguments: --json"),
+    (["pretrained", "gpt2"], "python -m core pretrained: unrecognized arguments: gpt2"),
+    (["encode", "a", "b", "--pretrained", "gpt2"], "python -m core encode: unrecognized arguments: b")])
+def test_an_unknown_argument_is_reported_by_its_subcommand(args, prefix):
+    # docs/cli.md: a bad option's line starts `python -m core SUBCOMMAND:`; these said `python -m core:`
+    code, out, err = run(*args)
+    assert (code, out, err) == (2, "", prefix + "\n")
+
+
+def test_an_empty_output_path_is_refused_before_any_work(tmp_path):
+    # was: train --save "" trained, saved nothing and exited 0; count/combine --out "": 'cannot write : ...'
+    (tmp_path / "a.txt").write_text("the cat sat\n", encoding="utf-8")
+    for args, option in ((["train", tmp_path / "a.txt", "--model", "bpe", "--vocab-size", "8", "--save", ""], "save"),
+                         (["train", tmp_path / "a.txt", "--model", "unigram", "--vocab-size", "6", "--save", ""], "save"),
+                         (["count", tmp_path / "a.txt", "--out", ""], "out")):
+        assert run(*args) == (2, "", f"error: --{option} needs a file path, not an empty one\n")
