@@ -539,6 +539,11 @@ def _word_expectations(rows, score, unk_score: float, count: int, expected: list
 _WORKER_TRAINER = None      # the trainer a forked worker inherited (set just before the fork)
 
 
+def _ignore_interrupts() -> None:
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _in_worker(name: str, parts, shared):
     return globals()[name](_WORKER_TRAINER, parts, *shared)
 
@@ -932,7 +937,10 @@ def _train_unigram(words, config: UnigramConfig, progress, workers: int, fast: b
             if context.get_start_method() == "fork":
                 global _WORKER_TRAINER
                 _WORKER_TRAINER = trainer
-                trainer.pool = stack.enter_context(context.Pool(workers))
+                # Ctrl+C reaches every process of the terminal's group: the workers leave it to this
+                # one, which ends the pool (a worker it interrupted printed its traceback, and the
+                # pool's shutdown could then wait for ever)
+                trainer.pool = stack.enter_context(context.Pool(workers, initializer=_ignore_interrupts))
                 trainer.workers = workers
                 stack.callback(globals().__setitem__, "_WORKER_TRAINER", None)
         required = _required_characters(sentences)

@@ -334,3 +334,51 @@ def test_an_empty_output_path_is_refused_before_any_work(tmp_path):
                          (["train", tmp_path / "a.txt", "--model", "unigram", "--vocab-size", "6", "--save", ""], "save"),
                          (["count", tmp_path / "a.txt", "--out", ""], "out")):
         assert run(*args) == (2, "", f"error: --{option} needs a file path, not an empty one\n")
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as f:
+                if entry.isdigit() and int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+        except (OSError, ValueError, IndexError):
+            pass
+    return found
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2
+                    or not os.path.isdir("/proc"), reason="the Unigram trainer forks workers only with 2 cores")
+def test_ctrl_c_while_unigram_workers_run_ends_quietly(tmp_path):
+    """Ctrl+C reaches the whole process group. A forked Unigram worker printed its KeyboardInterrupt
+    traceback, and now and then the pool's shutdown then waited for ever. (The workers start only
+    for big corpora: the thresholds are lowered here so that 20 KB is enough.)"""
+    import random
+    import signal
+    import time
+    rng = random.Random(1)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9))) for _ in range(3000)]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(" ".join(rng.choice(words) for _ in range(12)) for _ in range(300)), encoding="utf-8")
+    script = ("import os, sys\n"
+              "import core.unigram as u\n"
+              "u.FORK_MIN_NODES, u.WORD_BLOCK = 0, 4\n"
+              "from core.__main__ import run\n"
+              f"sys.argv = ['python -m core', 'train', {str(corpus)!r}, '--model', 'unigram',"
+              " '--vocab-size', '300', '--n-sub-iterations', '1000']\n"
+              "os._exit(run())\n")
+    p = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(p.pid)) < 2 and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.3)   # the pool at work
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+    assert (p.returncode, out, err) == (2, b"", b"interrupted\n")
