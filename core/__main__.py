@@ -1,4 +1,5 @@
 import os
+import signal
 import sys
 
 
@@ -12,17 +13,33 @@ def _say(message: str) -> int:
     return 2
 
 
+def _interrupted(signum, frame) -> None:
+    """Ctrl+C: one line and status 2 at once, whatever runs (the modules loading, a training, a
+    pool of workers). Unwinding instead printed a KeyboardInterrupt traceback during the imports,
+    and a multiprocessing pool's shutdown could wait for ever. The workers ignore Ctrl+C or end
+    quietly (core/corpus.py, core/unigram.py); the ones still there are ended here."""
+    mp = sys.modules.get("multiprocessing")
+    try:
+        for child in (mp.active_children() if mp is not None else ()):
+            child.terminate()
+    except Exception:  # noqa: BLE001 - exiting anyway
+        pass
+    try:
+        os.write(2, b"interrupted\n")
+    except OSError:
+        pass
+    os._exit(2)
+
+
 def run() -> int:
     """`python -m core`: main(), then the process ends at once with os._exit once its output is
     flushed. A training leaves a million-odd small objects (its state, trace and report) that the
     interpreter would free one by one and walk once more at shutdown (a tenth of the training's
     time on 8.6 MB: docs/architecture.md); the OS takes the memory back at once. Nothing else is
     pending by then: files are written and closed, the counting workers have been joined."""
-    try:
-        from .cli import main
-        from .trainer import keep_state_until_exit
-    except KeyboardInterrupt:   # Ctrl+C while the modules load (main() reports its own the same way)
-        return _say("interrupted")
+    signal.signal(signal.SIGINT, _interrupted)
+    from .cli import main
+    from .trainer import keep_state_until_exit
     keep_state_until_exit()
     code = main()
     for stream in (sys.stdout, sys.stderr):

@@ -118,6 +118,15 @@ _worker_text = ""  # set in counting worker processes only (never in the parent)
 def _set_worker_text(text: str) -> None:
     global _worker_text
     _worker_text = text
+    end_quietly_on_interrupt()
+
+
+def end_quietly_on_interrupt() -> None:
+    """A counting worker's initializer. Ctrl+C reaches every process of the terminal's group: a
+    worker waiting for work printed a KeyboardInterrupt traceback. It now ends at once, quietly,
+    and leaves the message to the parent (whose pool, broken, does not wait for its work)."""
+    import signal
+    signal.signal(signal.SIGINT, lambda signum, frame: os._exit(1))
 
 
 def _count_span(args) -> Counter:

@@ -21,7 +21,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
-from .corpus import WordCounts, _count_chunk, _merge_in_order, process_context, write_word_count_table
+from .corpus import (WordCounts, _count_chunk, _merge_in_order, end_quietly_on_interrupt, process_context,
+                     write_word_count_table)
 from .errors import CorpusError
 from .pipeline import check_names
 
@@ -99,7 +100,8 @@ def count_files(paths: Iterable, pre_tokenizer: str = "whitespace", normalizer: 
             if progress:
                 progress(done, total)
     else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=process_context(fork)) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=process_context(fork),
+                                 initializer=end_quietly_on_interrupt) as pool:
             pending = []
             for job in jobs():
                 pending.append((pool.submit(_count_chunk, job), len(job[0].encode("utf-8"))))

@@ -254,12 +254,14 @@ def test_closed_standard_output_is_fine_when_nothing_goes_there(tmp_path):
 
 
 def test_ctrl_c_while_the_modules_load_is_one_line():
-    """Ctrl+C in the first tenth of a second (imports) printed a KeyboardInterrupt traceback."""
-    script = ("import runpy, sys\n"
+    """Ctrl+C in the first tenth of a second (imports) printed a KeyboardInterrupt traceback. Here
+    the keypress (SIGINT) comes exactly when core.cli starts loading."""
+    script = ("import os, runpy, signal, sys, time\n"
               "class Interrupt:\n"
               "    def find_spec(self, name, path=None, target=None):\n"
               "        if name == 'core.cli':\n"
-              "            raise KeyboardInterrupt\n"
+              "            os.kill(os.getpid(), signal.SIGINT)\n"
+              "            time.sleep(5)\n"
               "sys.meta_path.insert(0, Interrupt())\n"
               "sys.argv = ['python -m core', 'pretrained']\n"
               "runpy.run_module('core', run_name='__main__', alter_sys=True)\n")
@@ -348,26 +350,11 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2
-                    or not os.path.isdir("/proc"), reason="the Unigram trainer forks workers only with 2 cores")
-def test_ctrl_c_while_unigram_workers_run_ends_quietly(tmp_path):
-    """Ctrl+C reaches the whole process group. A forked Unigram worker printed its KeyboardInterrupt
-    traceback, and now and then the pool's shutdown then waited for ever. (The workers start only
-    for big corpora: the thresholds are lowered here so that 20 KB is enough.)"""
-    import random
+def _interrupt_once_workers_run(script: str) -> tuple[int, bytes, bytes]:
+    """Run `script` (which ends in `python -m core`'s run()) in its own process group, and press
+    Ctrl+C (SIGINT to the whole group, as a terminal does) once two worker processes are at work."""
     import signal
     import time
-    rng = random.Random(1)
-    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9))) for _ in range(3000)]
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_text("\n".join(" ".join(rng.choice(words) for _ in range(12)) for _ in range(300)), encoding="utf-8")
-    script = ("import os, sys\n"
-              "import core.unigram as u\n"
-              "u.FORK_MIN_NODES, u.WORD_BLOCK = 0, 4\n"
-              "from core.__main__ import run\n"
-              f"sys.argv = ['python -m core', 'train', {str(corpus)!r}, '--model', 'unigram',"
-              " '--vocab-size', '300', '--n-sub-iterations', '1000']\n"
-              "os._exit(run())\n")
     p = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
@@ -381,4 +368,48 @@ def test_ctrl_c_while_unigram_workers_run_ends_quietly(tmp_path):
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
             p.communicate()
-    assert (p.returncode, out, err) == (2, b"", b"interrupted\n")
+    return p.returncode, out, err
+
+
+TWO_CORES = pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2
+                               or not os.path.isdir("/proc"), reason="needs two cores and /proc")
+
+
+@TWO_CORES
+def test_ctrl_c_while_unigram_workers_run_ends_quietly(tmp_path):
+    """Ctrl+C reaches the whole process group. A forked Unigram worker printed its KeyboardInterrupt
+    traceback, and now and then the pool's shutdown then waited for ever. (The workers start only
+    for big corpora: the thresholds are lowered here so that 20 KB is enough.)"""
+    import random
+    rng = random.Random(1)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9))) for _ in range(3000)]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(" ".join(rng.choice(words) for _ in range(12)) for _ in range(300)), encoding="utf-8")
+    script = ("import os, sys\n"
+              "import core.unigram as u\n"
+              "u.FORK_MIN_NODES, u.WORD_BLOCK = 0, 4\n"
+              "from core.__main__ import run\n"
+              f"sys.argv = ['python -m core', 'train', {str(corpus)!r}, '--model', 'unigram',"
+              " '--vocab-size', '300', '--n-sub-iterations', '1000']\n"
+              "os._exit(run())\n")
+    assert _interrupt_once_workers_run(script) == (2, b"", b"interrupted\n")
+
+
+@TWO_CORES
+def test_ctrl_c_while_count_workers_wait_ends_quietly(tmp_path):
+    """One file, two workers: the one waiting for work printed a KeyboardInterrupt traceback on Ctrl+C.
+    (Counting is slowed down here so that the keypress lands while it runs.)"""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("the cat sat on the mat\n" * 100, encoding="utf-8")
+    script = ("import os, sys, time\n"
+              "import core.scale as s\n"
+              "count = s._count_chunk\n"
+              "def slow(job):\n"
+              "    time.sleep(5)\n"
+              "    return count(job)\n"
+              "s._count_chunk = slow\n"
+              "from core.__main__ import run\n"
+              f"sys.argv = ['python -m core', 'count', {str(corpus)!r}, '--out', {str(tmp_path / 'c.csv')!r},"
+              " '--workers', '2']\n"
+              "os._exit(run())\n")
+    assert _interrupt_once_workers_run(script) == (2, b"", b"interrupted\n")
