@@ -12,6 +12,9 @@ MAX_TRAINING_WORD_CHARS = 10_000
 WORDPIECE_MAX_WORD_CHARS = 100
 
 MAX_VOCAB_SIZE = 1_000_000
+# Unigram: EM steps between two prunings (Hugging Face's default 2, the app offers 1 to 10). Each
+# one is kept in the trace; 10^9 of them on a corpus that cannot be pruned ran for ever.
+MAX_SUB_ITERATIONS = 100
 MAX_CHANGED_WORDS = 20   # words kept per merge step for display; the exact total is kept beside them
 
 # The largest count or total a trace read from a session file may hold (words' counts, pair counts,

@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import Optional
 
 from .errors import ConfigError
-from .limits import MAX_TRACE_NUMBER
+from .limits import MAX_SUB_ITERATIONS, MAX_TRACE_NUMBER, MAX_TRAINING_WORD_CHARS
 from .pipeline import NORMALIZERS, PRE_TOKENIZERS, check_names
 
 METASPACE = "\u2581"          # ▁, written before every word (HF Metaspace, prepend_scheme="always")
@@ -67,8 +67,12 @@ class UnigramConfig:
                                  ("number of sub-iterations", self.n_sub_iterations, 1)):
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise ConfigError(f"{name} must be a whole number of at least {low} (got {value!r})")
-        if self.vocab_size > MAX_VOCAB_SIZE:
-            raise ConfigError(f"vocabulary size {self.vocab_size:,} is too large: at most {MAX_VOCAB_SIZE:,}")
+        # a piece is never longer than a training word (core.trainer.cut_long_words)
+        for name, value, high in (("vocabulary size", self.vocab_size, MAX_VOCAB_SIZE),
+                                  ("maximum piece length", self.max_piece_length, MAX_TRAINING_WORD_CHARS),
+                                  ("number of sub-iterations", self.n_sub_iterations, MAX_SUB_ITERATIONS)):
+            if value > high:
+                raise ConfigError(f"{name} {value:,} is too large: at most {high:,}")
         f = self.shrinking_factor
         if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0 < f < 1:
             raise ConfigError(f"shrinking factor must be a number between 0 and 1, both excluded (got {f!r})")

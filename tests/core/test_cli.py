@@ -390,7 +390,7 @@ def test_ctrl_c_while_unigram_workers_run_ends_quietly(tmp_path):
               "u.FORK_MIN_NODES, u.WORD_BLOCK = 0, 4\n"
               "from core.__main__ import run\n"
               f"sys.argv = ['python -m core', 'train', {str(corpus)!r}, '--model', 'unigram',"
-              " '--vocab-size', '300', '--n-sub-iterations', '1000']\n"
+              " '--vocab-size', '300', '--n-sub-iterations', '100']\n"
               "os._exit(run())\n")
     assert _interrupt_once_workers_run(script) == (2, b"", b"interrupted\n")
 
@@ -413,3 +413,14 @@ def test_ctrl_c_while_count_workers_wait_ends_quietly(tmp_path):
               " '--workers', '2']\n"
               "os._exit(run())\n")
     assert _interrupt_once_workers_run(script) == (2, b"", b"interrupted\n")
+
+
+@pytest.mark.parametrize("option,value,message", [
+    ("--max-piece-length", "10" * 15, f"maximum piece length {int('10' * 15):,} is too large: at most 10,000"),
+    ("--n-sub-iterations", "1000000000", "number of sub-iterations 1,000,000,000 is too large: at most 100")])
+def test_unigram_settings_past_their_limits_are_refused(option, value, message):
+    # was: --max-piece-length 10^29 'internal error (OverflowError: Python int too large to convert to
+    # C ssize_t); please report it'; --n-sub-iterations 10^9 on a corpus that cannot be pruned ran for ever
+    code, out, err = run("train", "--model", "unigram", "--vocab-size", "12", option, value,
+                         stdin="hello world\nthe cat sat\n")
+    assert (code, out, err) == (2, "", f"error: {message}\n")
