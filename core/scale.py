@@ -14,6 +14,7 @@ Not here: training (trainer.py) reads the table these write.
 """
 from __future__ import annotations
 
+import csv
 import os
 import sys
 from collections import Counter
@@ -21,8 +22,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
-from .corpus import (WordCounts, _count_chunk, _merge_in_order, end_quietly_on_interrupt, process_context,
-                     write_word_count_table)
+from .corpus import (WordCounts, _count_chunk, _merge_in_order, check_table_size, end_quietly_on_interrupt,
+                     process_context, write_word_count_table)
 from .errors import CorpusError
 from .pipeline import check_names
 
@@ -138,6 +139,19 @@ def terminal_progress(stream=sys.stderr) -> Optional[Callable[[int, int], None]]
     return show
 
 
+MAX_COUNT = 10 ** 15   # one row's count in a table (core.corpus._parse_count)
+
+
+def _check_csv_header(path: str) -> None:
+    """A CSV or TSV table starts with `word,count`, as train requires (DuckDB would take any first row
+    as the header, dropping a table's first word when the header is missing)."""
+    with open(path, "rb") as f:
+        first = (f.readline(65536).decode("utf-8", "replace").removeprefix("\ufeff").splitlines() or [""])[0]
+    header = next(csv.reader([first], delimiter="\t" if "\t" in first else ","), [])
+    if [h.strip().lower() for h in header[:2]] != ["word", "count"]:
+        raise CorpusError(f"{path}: the first row must be the header `word,count` (found {first[:60]!r})")
+
+
 def combine_tables(paths: list, out, *, min_count: int = 1) -> int:
     """Sum word-count tables (Parquet or CSV) with DuckDB: equal words summed, each kept at its
     first appearance (table order, then row order), words under min_count dropped. Returns rows."""
@@ -155,16 +169,32 @@ def combine_tables(paths: list, out, *, min_count: int = 1) -> int:
             src = f"read_parquet(?, file_row_number=true)"
             parts.append((f"SELECT word, count, {i} AS shard, file_row_number AS row FROM {src}", p))
         else:
+            _check_csv_header(p)
             src = "read_csv(?, header=true, columns={'word': 'VARCHAR', 'count': 'BIGINT'}, quote='\"')"
             parts.append((f"SELECT word, count, {i} AS shard, row_number() OVER () AS row FROM {src}", p))
     union = " UNION ALL ".join(q for q, _ in parts)
+    # the rows train refuses (core.corpus.read_word_count_table), refused here too, by the same words
+    check = (f"SELECT shard, row, count FROM ({union}) WHERE count IS NULL OR count < 0 OR count > {MAX_COUNT} "
+             "ORDER BY shard, row LIMIT 1")
     query = (f"SELECT word, SUM(count)::BIGINT AS count FROM ({union}) GROUP BY word "
              f"HAVING SUM(count) >= ? ORDER BY MIN(shard * 4294967296 + row)")
     try:
-        rows = con.execute(query, [p for _, p in parts] + [min_count]).fetchall()
+        bad = con.execute(check, [p for _, p in parts]).fetchone()
+        rows = [] if bad else con.execute(query, [p for _, p in parts] + [min_count]).fetchall()
     except duckdb.Error as e:
         raise CorpusError(f"cannot combine the tables: {str(e).splitlines()[0]}") from None
+    if bad:
+        shard, row, count = bad
+        where = f"{paths[shard]}, row {row + 1}"   # CSV: the header is row 1; Parquet: rows from 1
+        if count is None:
+            raise CorpusError(f"{where}: the count is missing")
+        raise CorpusError(f"{where}: count '{count}' is " + ("negative" if count < 0 else "too large (at most 10^15)"))
     wc = WordCounts(tuple(r[0] for r in rows), tuple(int(r[1]) for r in rows))
+    word, total = max(zip(wc.words, wc.counts), key=lambda r: r[1], default=("", 0))
+    if total > MAX_COUNT:
+        raise CorpusError(f"the word {word!r} adds up to {total:,} in these tables: more than a table's count "
+                          "can be (10^15), so train could not read the result: scale the counts down")
+    check_table_size(wc, "the combined table")
     write_word_count_table(wc, out)
     return len(rows)
 

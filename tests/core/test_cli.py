@@ -424,3 +424,30 @@ def test_unigram_settings_past_their_limits_are_refused(option, value, message):
     code, out, err = run("train", "--model", "unigram", "--vocab-size", "12", option, value,
                          stdin="hello world\nthe cat sat\n")
     assert (code, out, err) == (2, "", f"error: {message}\n")
+
+
+def test_combine_refuses_the_tables_train_refuses(tmp_path):
+    """combine summed what train refuses (a negative count, a missing one, a table without its header,
+    whose first word DuckDB took for the header) and wrote counts past 10^15 that train then refused."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    good = table(tmp_path, [("low", 5)], "good.csv")
+    negative = table(tmp_path, [("low", 5), ("lower", -2)], "neg.csv")
+    missing = tmp_path / "missing.csv"
+    missing.write_text("word,count\nlow,\n", encoding="utf-8")
+    headless = tmp_path / "headless.csv"
+    headless.write_text("low,5\nlower,2\n", encoding="utf-8")
+    pq.write_table(pa.table({"word": ["a", "b"], "count": [1, -3]}), tmp_path / "neg.parquet")
+    big = table(tmp_path, [("low", 10 ** 15)], "big.csv")
+    for inputs, message in (([good, negative], f"{negative}, row 3: count '-2' is negative"),
+                            ([missing], f"{missing}, row 2: the count is missing"),
+                            ([tmp_path / "neg.parquet"], f"{tmp_path / 'neg.parquet'}, row 2: count '-3' is negative"),
+                            ([good, headless], f"{headless}: the first row must be the header `word,count` "
+                                               "(found 'low,5')"),
+                            ([big, big], "the word 'low' adds up to 2,000,000,000,000,000 in these tables: more than "
+                                         "a table's count can be (10^15), so train could not read the result: "
+                                         "scale the counts down")):
+        assert run("combine", *inputs, "--out", tmp_path / "out.csv") == (2, "", f"error: {message}\n")
+        code, out, err = run("train", *inputs, "--word-counts", "--model", "bpe", "--vocab-size", "20")
+        assert code == 2 or inputs == [big, big]   # train adds the rows of one word: 2 * 10^15 is a sum it takes
+    assert not (tmp_path / "out.csv").exists()
