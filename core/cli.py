@@ -195,7 +195,17 @@ def _out(text: str) -> None:
         raise _OutputError(e.strerror or str(e)) from None
 
 
+# options of some models only (docs/cli.md): a value that would change nothing is refused, not ignored
+MODEL_OPTIONS = {"end_of_word": ("bpe",), "score": ("wordpiece",), "tie_break": MODELS, "min_frequency": MODELS,
+                 "max_merges": MODELS, "top_k": MODELS, "shrinking_factor": ("unigram",), "seed_size": ("unigram",),
+                 "max_piece_length": ("unigram",), "n_sub_iterations": ("unigram",)}
+
+
 def _train(args) -> int:
+    for name, models in MODEL_OPTIONS.items():
+        if args.model not in models and getattr(args, name) != args.subcommands["train"].get_default(name):
+            which = f"the {models[0]} model" if len(models) == 1 else f"the {', '.join(models[:-1])} and {models[-1]} models"
+            raise ConfigError(f"--{name.replace('_', '-')} applies to {which} only")
     if args.model == "unigram":
         return _train_unigram(args)
     specials = tuple(s for s in args.special_tokens.split(",") if s) if args.special_tokens else ()

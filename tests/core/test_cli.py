@@ -451,3 +451,21 @@ def test_combine_refuses_the_tables_train_refuses(tmp_path):
         code, out, err = run("train", *inputs, "--word-counts", "--model", "bpe", "--vocab-size", "20")
         assert code == 2 or inputs == [big, big]   # train adds the rows of one word: 2 * 10^15 is a sum it takes
     assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("model,option,value,models", [
+    ("unigram", "--end-of-word", "symbol", "the bpe model"),     # refused for wordpiece and bbpe, ignored here
+    ("bpe", "--score", "frequency", "the wordpiece model"),
+    ("unigram", "--tie-break", "hf", "the bpe, bbpe and wordpiece models"),
+    ("unigram", "--max-merges", "3", "the bpe, bbpe and wordpiece models"),
+    ("bbpe", "--shrinking-factor", "0.5", "the unigram model"),
+    ("wordpiece", "--n-sub-iterations", "3", "the unigram model")])
+def test_an_option_of_other_models_is_refused_not_ignored(model, option, value, models):
+    code, out, err = run("train", "--model", model, "--vocab-size", "300", option, value, stdin="hello world")
+    assert (code, out, err) == (2, "", f"error: {option} applies to {models} only\n")
+
+
+def test_an_option_of_other_models_at_its_default_is_accepted():
+    ok_json("train", "--model", "unigram", "--vocab-size", "8", "--tie-break", "first", "--score", "likelihood",
+            stdin="hello world")
+    ok_json("train", "--model", "bpe", "--vocab-size", "9", "--shrinking-factor", "0.75", stdin="hello world")
