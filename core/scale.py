@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import sys
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -131,8 +132,14 @@ def terminal_progress(stream=sys.stderr) -> Optional[Callable[[int, int], None]]
 
     def show(done: int, total: int) -> None:
         frac = done / total if total else 1.0
-        bar = "#" * int(frac * 30)
-        stream.write(f"\rcounting [{bar:<30}] {frac:6.1%} {done / 1e6:,.0f} MB")
+        # shorter than the terminal: a line that wraps is not redrawn by \r, each update left a line
+        columns = shutil.get_terminal_size().columns
+        tail = f" {frac:6.1%} {done / 1e6:,.0f} MB"
+        width = min(30, columns - len(tail) - len("counting []") - 1)
+        if width >= 5:
+            stream.write(f"\rcounting [{'#' * int(frac * width):<{width}}]{tail}")
+        elif columns > 4:
+            stream.write(f"\r{frac:>4.0%}")
         if done >= total:
             stream.write("\n")
         stream.flush()

@@ -469,3 +469,23 @@ def test_an_option_of_other_models_at_its_default_is_accepted():
     ok_json("train", "--model", "unigram", "--vocab-size", "8", "--tie-break", "first", "--score", "likelihood",
             stdin="hello world")
     ok_json("train", "--model", "bpe", "--vocab-size", "9", "--shrinking-factor", "0.75", stdin="hello world")
+
+
+@pytest.mark.parametrize("columns", [20, 40, 80])
+def test_count_progress_fits_a_narrow_terminal(monkeypatch, columns):
+    """A progress line wider than the terminal wraps, and '\\r' redraws only its last part: at 20
+    columns every update left two lines of bar behind."""
+    import io
+    from core.scale import terminal_progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    monkeypatch.setenv("COLUMNS", str(columns))
+    stream = Terminal()
+    show = terminal_progress(stream)
+    for done in (0, 3 * 10 ** 6, 10 ** 7):
+        show(done, 10 ** 7)
+    shown = stream.getvalue()
+    assert shown.endswith("100%\n" if columns == 20 else "10 MB\n")
+    assert all(len(part) < columns for part in shown.replace("\n", "\r").split("\r")), shown
