@@ -292,7 +292,8 @@ def _encode(args) -> int:
         text = decode_text(_stdin(), "standard input")
     tok = _tokenizer(args)
     if args.encoder is not None and not isinstance(tok, TrainedTokenizer):
-        raise ConfigError("--encoder applies to tokenizers trained here; this one encodes only its own way")
+        raise ConfigError("--encoder applies to the BPE and WordPiece tokenizers trained here; a Unigram, "
+                          "pretrained or imported tokenizer encodes only its own way")
     if isinstance(tok, TrainedTokenizer):
         enc = tok.encode(text, args.encoder, add_special_tokens=args.add_special_tokens, pair=args.pair)
     else:

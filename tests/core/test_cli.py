@@ -489,3 +489,12 @@ def test_count_progress_fits_a_narrow_terminal(monkeypatch, columns):
     shown = stream.getvalue()
     assert shown.endswith("100%\n" if columns == 20 else "10 MB\n")
     assert all(len(part) < columns for part in shown.replace("\n", "\r").split("\r")), shown
+
+
+def test_encoder_refused_for_a_unigram_tokenizer_says_why(tmp_path):
+    # was: '--encoder applies to tokenizers trained here; ...' about a Unigram tokenizer trained here
+    ok_json("train", "--model", "unigram", "--vocab-size", "8", "--save", tmp_path / "u.json", stdin="hello world")
+    for source in (["--tokenizer", tmp_path / "u.json"], ["--pretrained", "gpt2"]):
+        assert run("encode", "hello", *source, "--encoder", "merges") == \
+            (2, "", "error: --encoder applies to the BPE and WordPiece tokenizers trained here; a Unigram, "
+                    "pretrained or imported tokenizer encodes only its own way\n")
