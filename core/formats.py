@@ -393,7 +393,7 @@ def load_tokenizer_bytes(raw: bytes, name: str = "tokenizer.json", directory: Op
     if lower.endswith(".model"):
         return _from_sentencepiece(raw, name)
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8").removeprefix("\ufeff")   # a byte order mark (Notepad's UTF-8) is not text
     except UnicodeDecodeError:
         if raw[:1] == b"\n":     # a protobuf's first field: a SentencePiece model under another name
             try:

@@ -498,3 +498,14 @@ def test_encoder_refused_for_a_unigram_tokenizer_says_why(tmp_path):
         assert run("encode", "hello", *source, "--encoder", "merges") == \
             (2, "", "error: --encoder applies to the BPE and WordPiece tokenizers trained here; a Unigram, "
                     "pretrained or imported tokenizer encodes only its own way\n")
+
+
+def test_a_tokenizer_file_with_a_byte_order_mark_loads(tmp_path):
+    # was: 'error: s.json is not valid JSON (line 1): is it a tokenizer.json? ...' (a text corpus or a
+    # word-count table with the same mark was read)
+    ok_json("train", "--model", "bpe", "--vocab-size", "12", "--save", tmp_path / "s.json", stdin="abc abd")
+    (tmp_path / "bom.json").write_bytes(b"\xef\xbb\xbf" + (tmp_path / "s.json").read_bytes())
+    (tmp_path / "vocab.txt").write_bytes(b"\xef\xbb\xbf[UNK]\nab\nc\n")
+    assert ok_json("encode", "abc", "--tokenizer", tmp_path / "bom.json") == \
+        ok_json("encode", "abc", "--tokenizer", tmp_path / "s.json")
+    assert run("encode", "c ab x", "--tokenizer", tmp_path / "vocab.txt") == (0, '2 1 0\n["c", "ab", "[UNK]"]\n', "")
