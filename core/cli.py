@@ -334,8 +334,8 @@ def _info(args) -> int:
 
 def _count(args) -> int:
     from .scale import count_files, terminal_progress
-    if args.workers is not None and args.workers < 1:
-        raise ConfigError("--workers must be at least 1")
+    if args.workers is not None and not 1 <= args.workers <= 1000:   # 10^5 forked a process each at once
+        raise ConfigError(f"--workers must be between 1 and 1,000 (got {args.workers:,})")
     wc = count_files(args.inputs, args.pre_tokenizer, args.normalizer, keep_newlines=args.keep_newlines,
                      workers=args.workers, progress=terminal_progress(), fork=True)
     _write_table(wc, args.out)

@@ -86,7 +86,8 @@ def count_files(paths: Iterable, pre_tokenizer: str = "whitespace", normalizer: 
         if not p.is_file():
             raise CorpusError(f"cannot read {p}: {'Is a directory' if p.is_dir() else 'no such file'}")
     total = sum(p.stat().st_size for p in paths)
-    workers = workers or os.cpu_count() or 1
+    # no more processes than chunks (a forked pool starts every one at once, idle or not)
+    workers = min(workers or os.cpu_count() or 1, sum(p.stat().st_size // CHUNK_BYTES + 1 for p in paths))
     merged: Counter = Counter()
     done = 0
 

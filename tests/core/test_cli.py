@@ -509,3 +509,17 @@ def test_a_tokenizer_file_with_a_byte_order_mark_loads(tmp_path):
     assert ok_json("encode", "abc", "--tokenizer", tmp_path / "bom.json") == \
         ok_json("encode", "abc", "--tokenizer", tmp_path / "s.json")
     assert run("encode", "c ab x", "--tokenizer", tmp_path / "vocab.txt") == (0, '2 1 0\n["c", "ab", "[UNK]"]\n', "")
+
+
+def test_count_workers_have_limits(tmp_path, monkeypatch):
+    """--workers 10^30 was 'internal error (OverflowError ...)'; --workers 100000 forked processes until
+    the command was killed (a forked pool starts all of them at once, whatever the work)."""
+    (tmp_path / "a.txt").write_text("the cat sat\n", encoding="utf-8")
+    for workers in ("0", "100000", str(10 ** 30)):
+        code, out, err = run("count", tmp_path / "a.txt", "--out", tmp_path / "c.csv", "--workers", workers)
+        assert (code, out, err) == (2, "", f"error: --workers must be between 1 and 1,000 (got {int(workers):,})\n")
+    import core.scale
+    pools = []
+    monkeypatch.setattr(core.scale, "ProcessPoolExecutor", lambda *a, **k: pools.append(k) or 1 / 0)
+    wc = core.scale.count_files([tmp_path / "a.txt"], workers=1000)   # one chunk: no pool at all
+    assert pools == [] and wc.as_pairs() == [("the", 1), ("cat", 1), ("sat", 1)]
