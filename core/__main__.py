@@ -17,13 +17,8 @@ def _interrupted(signum, frame) -> None:
     """Ctrl+C: one line and status 2 at once, whatever runs (the modules loading, a training, a
     pool of workers). Unwinding instead printed a KeyboardInterrupt traceback during the imports,
     and a multiprocessing pool's shutdown could wait for ever. The workers ignore Ctrl+C or end
-    quietly (core/corpus.py, core/unigram.py); the ones still there are ended here."""
-    mp = sys.modules.get("multiprocessing")
-    try:
-        for child in (mp.active_children() if mp is not None else ()):
-            child.terminate()
-    except Exception:  # noqa: BLE001 - exiting anyway
-        pass
+    quietly, and die with this process (core/corpus.py's die_with_parent). (Ending them here made
+    a multiprocessing pool fork new ones, which could outlive it.)"""
     try:
         os.write(2, b"interrupted\n")
     except OSError:

@@ -127,6 +127,23 @@ def end_quietly_on_interrupt() -> None:
     and leaves the message to the parent (whose pool, broken, does not wait for its work)."""
     import signal
     signal.signal(signal.SIGINT, lambda signum, frame: os._exit(1))
+    die_with_parent()
+
+
+def die_with_parent() -> None:
+    """Linux: this worker is killed when the process that started it ends (`python -m core` ends
+    at once on Ctrl+C, core/__main__.py), instead of waiting for work for ever, holding the
+    parent's standard output open."""
+    import multiprocessing
+    import signal
+    try:
+        import ctypes
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:   # it ended before prctl
+        os._exit(1)
 
 
 def _count_span(args) -> Counter:

@@ -544,8 +544,11 @@ _WORKER_TRAINER = None      # the trainer a forked worker inherited (set just be
 
 
 def _ignore_interrupts() -> None:
+    """A pool worker's initializer: Ctrl+C is the parent's to handle, and the worker dies with it."""
     import signal
+    from .corpus import die_with_parent
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
 
 
 def _in_worker(name: str, parts, shared):

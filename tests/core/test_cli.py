@@ -397,20 +397,21 @@ def test_ctrl_c_while_unigram_workers_run_ends_quietly(tmp_path):
 
 @TWO_CORES
 def test_ctrl_c_while_count_workers_wait_ends_quietly(tmp_path):
-    """One file, two workers: the one waiting for work printed a KeyboardInterrupt traceback on Ctrl+C.
-    (Counting is slowed down here so that the keypress lands while it runs.)"""
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_text("the cat sat on the mat\n" * 100, encoding="utf-8")
+    """Two files, two workers: the one done with its file, waiting for more, printed a KeyboardInterrupt
+    traceback on Ctrl+C. (Counting the first file is slowed down so that the keypress lands then.)"""
+    (tmp_path / "slow.txt").write_text("slow cat sat on the mat\n" * 100, encoding="utf-8")
+    (tmp_path / "fast.txt").write_text("the dog\n", encoding="utf-8")
     script = ("import os, sys, time\n"
               "import core.scale as s\n"
               "count = s._count_chunk\n"
               "def slow(job):\n"
-              "    time.sleep(5)\n"
+              "    if job[0].startswith('slow'):\n"
+              "        time.sleep(5)\n"
               "    return count(job)\n"
               "s._count_chunk = slow\n"
               "from core.__main__ import run\n"
-              f"sys.argv = ['python -m core', 'count', {str(corpus)!r}, '--out', {str(tmp_path / 'c.csv')!r},"
-              " '--workers', '2']\n"
+              f"sys.argv = ['python -m core', 'count', {str(tmp_path / 'slow.txt')!r}, {str(tmp_path / 'fast.txt')!r},"
+              f" '--out', {str(tmp_path / 'c.csv')!r}, '--workers', '2']\n"
               "os._exit(run())\n")
     assert _interrupt_once_workers_run(script) == (2, b"", b"interrupted\n")
 
