@@ -617,20 +617,15 @@ def parse_link(params: Mapping[str, str], choices: Sequence[Choice]) -> tuple[Co
     """
     out: dict = {}
     msgs: list[str] = []
-    if "text_ref" in params:
-        ref = params["text_ref"]
-        if isinstance(ref, str) and _HEX64.fullmatch(ref):
-            out["text_ref"] = ref
-        else:
-            msgs.append(f"Ignored text_ref={_quote(str(ref))}: not a text reference (64 hexadecimal digits).")
+    for name, what in (("text_ref", "text"), ("chat_ref", "chat")):   # what the store keeps, by digest
+        if name in params:
+            ref = params[name]
+            if isinstance(ref, str) and _HEX64.fullmatch(ref):
+                out[name] = ref
+            else:
+                msgs.append(f"Ignored {name}={_quote(str(ref))}: not a {what} reference (64 hexadecimal digits).")
     if "text" in params and "text_ref" not in out:
         out["text"] = str(params["text"])[:MAX_LINK_TEXT]
-    if "chat_ref" in params:
-        ref = params["chat_ref"]
-        if isinstance(ref, str) and _HEX64.fullmatch(ref):
-            out["chat_ref"] = ref
-        else:
-            msgs.append(f"Ignored chat_ref={_quote(str(ref))}: not a chat reference (64 hexadecimal digits).")
     if "chat_ref" not in out and any(name in params for name in CHAT_PARAMS):
         out["chat"] = tuple(None if name not in params else str(params[name])[:MAX_LINK_TEXT]
                             for name in CHAT_PARAMS)
