@@ -20,7 +20,7 @@ import multiprocessing
 import threading
 
 from .errors import CorpusError
-from .limits import MAX_TRACE_NUMBER
+from .limits import MAX_TABLE_COUNT, MAX_TRACE_NUMBER
 from .pipeline import check_names, count_pieces, count_units, normalize, pieces_of_units, split_lines
 
 # Texts above this size are counted in parallel; below it a second process costs more than it saves.
@@ -225,10 +225,15 @@ def _merge_in_order(into: Counter, more: Counter) -> None:
 
 # ---------------------------------------------------------------- reading input
 
-def decode_text(data: bytes, name: str = "input") -> str:
-    """UTF-8 text from bytes, or a CorpusError saying why not (binary, other encoding)."""
+def check_not_binary(data: bytes, name: str) -> None:
+    """CorpusError when `data` (a file, or its first block) looks binary: NULs early and often."""
     if b"\0" in data[:8192] and data.count(b"\0") > len(data) // 100:
         raise CorpusError(f"{name} looks like a binary file, not text: give a UTF-8 text file")
+
+
+def decode_text(data: bytes, name: str = "input") -> str:
+    """UTF-8 text from bytes, or a CorpusError saying why not (binary, other encoding)."""
+    check_not_binary(data, name)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -269,7 +274,7 @@ def _parse_count(value, name: str, row: int) -> int:
         raise CorpusError(f"{name}, row {row}: count {value!r} is not a whole number")
     if n < 0:
         raise CorpusError(f"{name}, row {row}: count {value!r} is negative")
-    if n > 10 ** 15:
+    if n > MAX_TABLE_COUNT:
         raise CorpusError(f"{name}, row {row}: count {value!r} is too large (at most 10^15)")
     return n
 

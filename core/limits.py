@@ -19,9 +19,10 @@ MAX_CHANGED_WORDS = 20   # words kept per merge step for display; the exact tota
 
 # The largest count or total a trace read from a session file may hold (words' counts, pair counts,
 # total tokens, vocabulary frequencies, and a likelihood score's numerator; its denominator, a
-# product of two counts, may reach the square). A table gives one word at most 10^15 (core/corpus.py),
+# product of two counts, may reach the square). A table gives one word at most 10^15 (MAX_TABLE_COUNT),
 # so 10^18 leaves room for a thousand such words in a total; and it keeps what pages make of these
 # numbers in range: a total, or the sum of nine of them, fits a 64-bit integer (Plotly's JSON and
 # pandas columns refuse more: "Integer exceeds 64-bit range"), and a score is a float between
 # 10^-36 and 10^18. (Above 2^53, about 9 * 10^15, the browser's charts show the number rounded.)
 MAX_TRACE_NUMBER = 10 ** 18
+MAX_TABLE_COUNT = 10 ** 15   # one row's count in a word-count table (read, or written by `combine`)

@@ -23,9 +23,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
-from .corpus import (WordCounts, _count_chunk, _merge_in_order, check_table_size, end_quietly_on_interrupt,
-                     process_context, write_word_count_table)
+from .corpus import (WordCounts, _count_chunk, _merge_in_order, check_not_binary, check_table_size,
+                     end_quietly_on_interrupt, process_context, write_word_count_table)
 from .errors import CorpusError
+from .limits import MAX_TABLE_COUNT
 from .pipeline import check_names
 
 CHUNK_BYTES = 4 << 20
@@ -50,8 +51,7 @@ def _read_chunks(path, chunk_bytes: int) -> Iterator[str]:
             if not block:
                 break
             if offset == 0 and not carry:
-                if b"\0" in block[:8192] and block.count(b"\0") > len(block) // 100:
-                    raise CorpusError(f"{path} looks like a binary file, not text: give a UTF-8 text file")
+                check_not_binary(block, str(path))
                 if block.startswith(b"\xef\xbb\xbf"):
                     block, offset = block[3:], 3
             data = carry + block
@@ -76,15 +76,20 @@ def _decode(data: bytes, path, offset: int) -> str:
                           "convert it to UTF-8 first") from None
 
 
+def _check_files(paths) -> None:
+    """CorpusError for the first path that is not a file to read (missing, or a folder)."""
+    for p in paths:
+        if not Path(p).is_file():
+            raise CorpusError(f"cannot read {p}: {'Is a directory' if Path(p).is_dir() else 'no such file'}")
+
+
 def count_files(paths: Iterable, pre_tokenizer: str = "whitespace", normalizer: str = "none", *,
                 keep_newlines: bool = False, workers: Optional[int] = None,
                 progress: Optional[Callable[[int, int], None]] = None, fork: bool = False) -> WordCounts:
     """Count the words of text files, streamed. progress(bytes_done, bytes_total)."""
     check_names(normalizer=normalizer, pre_tokenizer=pre_tokenizer)
     paths = [Path(p) for p in paths]
-    for p in paths:
-        if not p.is_file():
-            raise CorpusError(f"cannot read {p}: {'Is a directory' if p.is_dir() else 'no such file'}")
+    _check_files(paths)
     total = sum(p.stat().st_size for p in paths)
     # no more processes than chunks (a forked pool starts every one at once, idle or not)
     workers = min(workers or os.cpu_count() or 1, sum(p.stat().st_size // CHUNK_BYTES + 1 for p in paths))
@@ -147,9 +152,6 @@ def terminal_progress(stream=sys.stderr) -> Optional[Callable[[int, int], None]]
     return show
 
 
-MAX_COUNT = 10 ** 15   # one row's count in a table (core.corpus._parse_count)
-
-
 def _check_csv_header(path: str) -> None:
     """A CSV or TSV table starts with `word,count`, as train requires (DuckDB would take any first row
     as the header, dropping a table's first word when the header is missing)."""
@@ -167,9 +169,7 @@ def combine_tables(paths: list, out, *, min_count: int = 1) -> int:
     paths = [str(Path(p)) for p in paths]
     if not paths:
         raise CorpusError("give at least one table to combine")
-    for p in paths:
-        if not Path(p).is_file():
-            raise CorpusError(f"cannot read {p}: {'Is a directory' if Path(p).is_dir() else 'no such file'}")
+    _check_files(paths)
     con = duckdb.connect()
     parts = []
     for i, p in enumerate(paths):
@@ -182,7 +182,7 @@ def combine_tables(paths: list, out, *, min_count: int = 1) -> int:
             parts.append((f"SELECT word, count, {i} AS shard, row_number() OVER () AS row FROM {src}", p))
     union = " UNION ALL ".join(q for q, _ in parts)
     # the rows train refuses (core.corpus.read_word_count_table), refused here too, by the same words
-    check = (f"SELECT shard, row, count FROM ({union}) WHERE count IS NULL OR count < 0 OR count > {MAX_COUNT} "
+    check = (f"SELECT shard, row, count FROM ({union}) WHERE count IS NULL OR count < 0 OR count > {MAX_TABLE_COUNT} "
              "ORDER BY shard, row LIMIT 1")
     query = (f"SELECT word, SUM(count)::BIGINT AS count FROM ({union}) GROUP BY word "
              f"HAVING SUM(count) >= ? ORDER BY MIN(shard * 4294967296 + row)")
@@ -199,7 +199,7 @@ def combine_tables(paths: list, out, *, min_count: int = 1) -> int:
         raise CorpusError(f"{where}: count '{count}' is " + ("negative" if count < 0 else "too large (at most 10^15)"))
     wc = WordCounts(tuple(r[0] for r in rows), tuple(int(r[1]) for r in rows))
     word, total = max(zip(wc.words, wc.counts), key=lambda r: r[1], default=("", 0))
-    if total > MAX_COUNT:
+    if total > MAX_TABLE_COUNT:
         raise CorpusError(f"the word {word!r} adds up to {total:,} in these tables: more than a table's count "
                           "can be (10^15), so train could not read the result: scale the counts down")
     check_table_size(wc, "the combined table")
